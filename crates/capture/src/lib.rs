@@ -1,0 +1,59 @@
+//! Window and screen capture behind a narrow trait.
+//!
+//! Two backends: [`XcapCapture`] for a live X server, and [`ImageFileCapture`], which serves a
+//! checked-in screenshot (PNG plus a JSON sidecar with its [`FrameInfo`]) so everything above
+//! capture can be tested without a display. Windows are found by title pattern and class, not pid:
+//! Tk and xcalc windows report no pid (STACK-NOTES).
+
+mod file;
+mod query;
+mod xcap_backend;
+
+pub use file::{save_frame, ImageFileCapture};
+pub use query::WindowQuery;
+pub use xcap_backend::XcapCapture;
+
+use image::RgbaImage;
+use mend_model::{ErrorCode, FrameInfo, MendError, WindowInfo};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A captured image and where it came from.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub info: FrameInfo,
+    pub image: RgbaImage,
+}
+
+/// The capture seam. Two required methods; finding a window by query is built on them.
+pub trait Capture {
+    /// Top-level windows, topmost last.
+    fn windows(&self) -> Result<Vec<WindowInfo>, MendError>;
+    /// Capture one window's client area by id.
+    fn capture_window(&self, id: u32) -> Result<Frame, MendError>;
+
+    /// The one window matching `q`. Several matches is a refusal, not a pick.
+    fn find_window(&self, q: &WindowQuery) -> Result<WindowInfo, MendError> {
+        q.pick(self.windows()?)
+    }
+
+    /// Find and capture in one go.
+    fn capture(&self, q: &WindowQuery) -> Result<Frame, MendError> {
+        let w = self.find_window(q)?;
+        self.capture_window(w.id)
+    }
+
+    /// The window that has the keyboard focus, if any.
+    fn foreground(&self) -> Result<Option<WindowInfo>, MendError> {
+        Ok(self.windows()?.into_iter().find(|w| w.focused))
+    }
+}
+
+static NEXT_FRAME_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(crate) fn next_frame_id() -> u64 {
+    NEXT_FRAME_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+pub(crate) fn capture_err(msg: impl Into<String>) -> MendError {
+    MendError::new(ErrorCode::CaptureFailed, msg)
+}

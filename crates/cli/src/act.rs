@@ -1,0 +1,70 @@
+use crate::target::{locate, TargetArgs};
+use clap::Args;
+use mend_capture::{Capture, XcapCapture};
+use mend_input::{Action, EnigoInput, Guard, Input, WindowRule};
+use mend_model::{ErrorCode, Located, MendError};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ClickArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TypeArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// The text to type. Never echoed.
+    #[arg(long)]
+    pub input: String,
+}
+
+/// Locate, then guard on the frame the target was located in, then click. Nothing is sent when
+/// the locator refuses or the guard says no.
+fn locate_guarded(t: &TargetArgs) -> Result<Located, MendError> {
+    if t.image.is_some() {
+        return Err(MendError::new(
+            ErrorCode::InvalidArgument,
+            "--image is for locating only; acting needs a live window",
+        ));
+    }
+    let (frame, r) = locate(t)?;
+    let located = r.map_err(|refusal| refusal.error)?;
+    let window = frame
+        .info
+        .window
+        .as_ref()
+        .ok_or_else(|| MendError::new(ErrorCode::WindowNotFound, "the frame has no window"))?;
+    let guard = Guard::new(vec![WindowRule::title(&t.window)?]);
+    let foreground = XcapCapture.foreground()?;
+    guard.check(foreground.as_ref(), window)?;
+    Ok(located)
+}
+
+fn report(l: &Located, verb: &str) {
+    println!(
+        "{verb} '{}' found by {} (confidence {:.2}) at screen {},{}",
+        l.text,
+        l.strategy.as_str(),
+        l.confidence,
+        l.screen_box.center().x,
+        l.screen_box.center().y
+    );
+}
+
+pub fn run_click(a: ClickArgs) -> Result<ExitCode, MendError> {
+    let l = locate_guarded(&a.target)?;
+    EnigoInput::new()?.perform(&Action::click(l.screen_box.center()))?;
+    report(&l, "clicked");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_type(a: TypeArgs) -> Result<ExitCode, MendError> {
+    let l = locate_guarded(&a.target)?;
+    let mut input = EnigoInput::new()?;
+    input.perform(&Action::click(l.screen_box.center()))?;
+    input.perform(&Action::Type { text: a.input })?;
+    report(&l, "typed into");
+    Ok(ExitCode::SUCCESS)
+}

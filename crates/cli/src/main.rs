@@ -1,0 +1,61 @@
+//! `mend`: the command line over the engine. Exit codes: 0 success, 1 not found / refused /
+//! failed, 2 bad input, 3 paused for a person.
+
+mod act;
+mod inspect;
+mod target;
+
+use clap::{Parser, Subcommand};
+use mend_model::{ErrorCode, MendError};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "mend",
+    version,
+    about = "Mend: GUI automation that survives UI tweaks and refuses to guess"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Find a control and print where it is (and which rung found it).
+    Locate(target::LocateArgs),
+    /// Locate a control, check the guard, and click it.
+    Click(act::ClickArgs),
+    /// Locate a field, check the guard, click it, and type.
+    Type(act::TypeArgs),
+    /// Capture a window and write the frame, OCR words, candidates and an overlay to a folder.
+    Inspect(inspect::InspectArgs),
+    /// Capture a window to a PNG (plus a JSON sidecar with the frame geometry).
+    Capture(inspect::CaptureArgs),
+}
+
+/// Map a coded failure to an exit code: bad input is 2, everything else the engine refuses is 1.
+pub fn exit_for(e: &MendError) -> ExitCode {
+    match e.code {
+        ErrorCode::InvalidArgument | ErrorCode::FlowInvalid => ExitCode::from(2),
+        _ => ExitCode::from(1),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Locate(a) => target::run_locate(a),
+        Cmd::Click(a) => act::run_click(a),
+        Cmd::Type(a) => act::run_type(a),
+        Cmd::Inspect(a) => inspect::run_inspect(a),
+        Cmd::Capture(a) => inspect::run_capture(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit_for(&e)
+        }
+    }
+}

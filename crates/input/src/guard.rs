@@ -1,0 +1,117 @@
+use mend_model::{ErrorCode, MendError, WindowInfo};
+use regex::Regex;
+
+/// One allowed window: a title pattern (anchored regex) and optionally a class.
+#[derive(Debug, Clone)]
+pub struct WindowRule {
+    pub title: Regex,
+    pub class: Option<String>,
+}
+
+impl WindowRule {
+    pub fn title(pattern: &str) -> Result<Self, MendError> {
+        Ok(WindowRule {
+            title: Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+                MendError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("allow-list pattern '{pattern}': {e}"),
+                )
+            })?,
+            class: None,
+        })
+    }
+
+    fn allows(&self, w: &WindowInfo) -> bool {
+        self.title.is_match(&w.title)
+            && self
+                .class
+                .as_ref()
+                .is_none_or(|c| c.eq_ignore_ascii_case(&w.app_name))
+    }
+}
+
+/// Decides, right before input, whether input may be sent.
+#[derive(Debug, Clone, Default)]
+pub struct Guard {
+    pub allow: Vec<WindowRule>,
+}
+
+impl Guard {
+    pub fn new(allow: Vec<WindowRule>) -> Self {
+        Guard { allow }
+    }
+
+    /// Input may go to `located_in` only if it is the foreground window right now and the flow's
+    /// allow-list names it. Anything else — another window in front, a modal dialog, no focus —
+    /// is `WINDOW_BLOCKED` and nothing is sent.
+    pub fn check(
+        &self,
+        foreground: Option<&WindowInfo>,
+        located_in: &WindowInfo,
+    ) -> Result<(), MendError> {
+        if !self.allow.iter().any(|r| r.allows(located_in)) {
+            return Err(MendError::new(
+                ErrorCode::WindowBlocked,
+                format!(
+                    "window '{}' is not on this flow's allow-list; add it to the flow's windows if it is meant",
+                    located_in.title
+                ),
+            ));
+        }
+        match foreground {
+            Some(fg) if fg.id == located_in.id => Ok(()),
+            Some(fg) => Err(MendError::new(
+                ErrorCode::WindowBlocked,
+                format!(
+                    "'{}' is in front of '{}'; no input sent. Close or handle it (an interrupt handler) and retry",
+                    fg.title, located_in.title
+                ),
+            )),
+            None => Err(MendError::new(
+                ErrorCode::WindowBlocked,
+                format!(
+                    "no window has the focus, so '{}' would not receive input; no input sent",
+                    located_in.title
+                ),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mend_model::Rect;
+
+    fn w(id: u32, title: &str) -> WindowInfo {
+        WindowInfo {
+            id,
+            title: title.into(),
+            app_name: "tk".into(),
+            pid: 0,
+            rect: Rect::new(0, 0, 1, 1),
+            focused: true,
+        }
+    }
+
+    #[test]
+    fn input_goes_only_to_the_allowed_foreground_window() {
+        let g = Guard::new(vec![WindowRule::title("客户管理系统").unwrap()]);
+        let app = w(1, "客户管理系统");
+        assert!(g.check(Some(&app), &app).is_ok());
+        let popup = w(2, "提示");
+        assert_eq!(
+            g.check(Some(&popup), &app).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+        assert_eq!(
+            g.check(None, &app).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+        let other = w(3, "Terminal");
+        assert_eq!(
+            g.check(Some(&other), &other).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+    }
+}

@@ -1,0 +1,34 @@
+//! Input: what Mend sends to the desktop, the guard that decides whether it may, and the
+//! enigo backend.
+//!
+//! The [`Input`] trait has one required method so a test can record actions instead of sending
+//! them ([`RecordingInput`]). The [`Guard`] is separate from the backend on purpose: it is checked
+//! on the frame the target was located in, before any input, and no backend can skip it.
+
+mod action;
+mod enigo_backend;
+mod guard;
+
+pub use action::{parse_keys, Action, Key, MouseButton};
+pub use enigo_backend::EnigoInput;
+pub use guard::{Guard, WindowRule};
+
+use mend_model::MendError;
+
+/// The input seam.
+pub trait Input {
+    fn perform(&mut self, action: &Action) -> Result<(), MendError>;
+}
+
+/// A fake that records what would have been sent. For unit tests of code above input.
+#[derive(Debug, Default)]
+pub struct RecordingInput {
+    pub sent: Vec<Action>,
+}
+
+impl Input for RecordingInput {
+    fn perform(&mut self, action: &Action) -> Result<(), MendError> {
+        self.sent.push(action.clone());
+        Ok(())
+    }
+}

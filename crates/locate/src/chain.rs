@@ -1,0 +1,416 @@
+use crate::scene::Scene;
+use crate::semantic::{OfflineMatcher, SemanticMatcher};
+use crate::text::label_match;
+use crate::SeenLabel;
+use image::RgbaImage;
+use mend_capture::Frame;
+use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
+use mend_ocr::OcrEngine;
+use mend_vision::{find_template, SCALES};
+
+/// What was recorded with a target besides its description: the template crop.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded {
+    pub template: Option<RgbaImage>,
+}
+
+/// A refusal: the code says why; the candidates are what a person gets to choose from.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    pub error: MendError,
+    pub candidates: Vec<Candidate>,
+}
+
+impl Refusal {
+    fn new(code: ErrorCode, msg: impl Into<String>, candidates: Vec<Candidate>) -> Self {
+        Refusal {
+            error: MendError::new(code, msg),
+            candidates,
+        }
+    }
+}
+
+/// Template correlation from which a recorded crop counts as "the same pixels".
+const TEMPLATE_MIN: f32 = 0.9;
+/// Two candidates closer than this in score are a tie the text cannot break.
+const TIE: f64 = 0.15;
+
+enum Decision {
+    Winner(Candidate),
+    Ambiguous(Vec<Candidate>),
+    Nothing,
+}
+
+/// The chain with its warm engines.
+pub struct Locator {
+    pub ocr: OcrEngine,
+    pub semantic: Box<dyn SemanticMatcher + Send>,
+}
+
+impl Locator {
+    pub fn new(langs: &str) -> Result<Self, MendError> {
+        Ok(Locator {
+            ocr: OcrEngine::new(langs)?,
+            semantic: Box::new(OfflineMatcher),
+        })
+    }
+
+    pub fn locate(
+        &mut self,
+        frame: &Frame,
+        target: &Target,
+        recorded: &Recorded,
+    ) -> Result<Located, Refusal> {
+        if target.text.is_none() && target.near.is_none() {
+            return Err(Refusal::new(
+                ErrorCode::InvalidArgument,
+                "a target needs a text or a near label",
+                vec![],
+            ));
+        }
+        let mut scene = Scene::new(frame);
+        let ocr_err = |e: MendError| Refusal {
+            error: e,
+            candidates: vec![],
+        };
+        let answer = |strategy: Strategy, c: Candidate| Located {
+            strategy,
+            rect: c.rect,
+            screen_box: frame.info.to_screen(&c.rect),
+            confidence: c.score,
+            text: c.text,
+            frame_id: frame.info.id,
+        };
+        let mut seen_candidates: Vec<Candidate> = Vec::new();
+
+        // 1. exact: the recorded crop is where it was (or nearby, any scale) and the text agrees.
+        if let (Some(rec), Some(tmpl)) = (target.recorded, recorded.template.as_ref()) {
+            if let Some(c) = self.exact(&mut scene, target, rec, tmpl).map_err(ocr_err)? {
+                return Ok(answer(Strategy::Exact, c));
+            }
+        }
+
+        if let Some(text) = target.text.as_deref() {
+            // 2. fuzzy OCR: near the recorded place first, then the whole window.
+            if let Some(rec) = target.recorded {
+                let region = search_region(rec, target.role);
+                let labels = scene.labels_in(&mut self.ocr, region).map_err(ocr_err)?;
+                let cands = candidates(&mut scene, &labels, target, text);
+                seen_candidates.extend(cands.clone());
+                match decide(cands, target.recorded) {
+                    Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
+                    Decision::Ambiguous(c) => return Err(ambiguous(text, c)),
+                    Decision::Nothing => {}
+                }
+            }
+            let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+            let cands = candidates(&mut scene, &labels, target, text);
+            seen_candidates.extend(cands.clone());
+            match decide(cands, target.recorded) {
+                Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
+                Decision::Ambiguous(c) => return Err(ambiguous(text, c)),
+                Decision::Nothing => {}
+            }
+
+            // 3. semantic: meaning, not spelling.
+            if let Some((i, conf)) = self.semantic.choose(target, &labels).map_err(ocr_err)? {
+                if let Some(mut c) = resolve(&mut scene, &labels[i], target.role, conf) {
+                    c.score = conf;
+                    return Ok(answer(Strategy::Semantic, c));
+                }
+            }
+        }
+
+        // 4. anchor: a stable label plus the recorded offset (or the field beside it).
+        if let Some(near) = target.near.as_deref() {
+            let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+            let anchors: Vec<&SeenLabel> = labels
+                .iter()
+                .filter(|l| label_match(near, &l.text).is_some())
+                .collect();
+            match anchors.as_slice() {
+                [a] => {
+                    let found = match target.offset {
+                        Some((dx, dy)) => {
+                            let c = a.line.center();
+                            let p = mend_model::Point {
+                                x: c.x + dx,
+                                y: c.y + dy,
+                            };
+                            scene
+                                .boxes()
+                                .iter()
+                                .filter(|b| b.rect.contains(p) && target.role.accepts(b.role))
+                                .min_by_key(|b| b.rect.area())
+                                .map(|b| Candidate {
+                                    rect: b.rect,
+                                    text: near.to_string(),
+                                    role: b.role,
+                                    score: 0.9,
+                                })
+                        }
+                        None => field_beside(&mut scene, a.line).map(|rect| Candidate {
+                            rect,
+                            text: near.to_string(),
+                            role: Role::Field,
+                            score: 0.85,
+                        }),
+                    };
+                    if let Some(c) = found {
+                        return Ok(answer(Strategy::Anchor, c));
+                    }
+                }
+                [] => {}
+                many => {
+                    return Err(Refusal::new(
+                        ErrorCode::LocatorAmbiguous,
+                        format!(
+                            "the anchor label '{near}' appears {} times; pick the right one or record a more specific anchor",
+                            many.len()
+                        ),
+                        many.iter()
+                            .map(|l| Candidate {
+                                rect: l.line,
+                                text: l.text.clone(),
+                                role: Role::Label,
+                                score: 0.8,
+                            })
+                            .collect(),
+                    ))
+                }
+            }
+        }
+
+        let what = target
+            .text
+            .as_deref()
+            .or(target.near.as_deref())
+            .unwrap_or_default();
+        Err(Refusal::new(
+            ErrorCode::LocatorNotFound,
+            format!(
+                "no control matching '{what}' ({:?}) on this screen; it may have been removed or renamed to something with another meaning. Check the screen, then pick the control or fix the flow",
+                target.role
+            ),
+            seen_candidates,
+        ))
+    }
+
+    fn exact(
+        &mut self,
+        scene: &mut Scene,
+        target: &Target,
+        rec: Rect,
+        tmpl: &RgbaImage,
+    ) -> Result<Option<Candidate>, MendError> {
+        let region = rec.inflate(48.max(rec.h));
+        let Some(hit) = find_template(&scene.frame.image, tmpl, region, &SCALES) else {
+            return Ok(None);
+        };
+        if hit.score < TEMPLATE_MIN {
+            return Ok(None);
+        }
+        let text = target.text.clone().unwrap_or_default();
+        let agrees = match target.text.as_deref() {
+            None => true,
+            Some(t) => {
+                // A field's text is its label, to the left; a button's is inside it.
+                let read_at = if target.role == Role::Field {
+                    Rect::new(hit.rect.x - 260, hit.rect.y - 6, 260, hit.rect.h + 12)
+                } else {
+                    hit.rect
+                };
+                scene
+                    .labels_in(&mut self.ocr, read_at)?
+                    .iter()
+                    .any(|l| label_match(t, &l.text) == Some(1.0))
+            }
+        };
+        Ok(agrees.then_some(Candidate {
+            rect: hit.rect,
+            text,
+            role: target.role,
+            score: hit.score as f64,
+        }))
+    }
+}
+
+/// Where to read first: around the recorded box; for a field, also the label strip to its left.
+fn search_region(rec: Rect, role: Role) -> Rect {
+    let r = rec.inflate(80);
+    if role == Role::Field {
+        r.union(&Rect::new(rec.x - 300, rec.y - 10, 300, rec.h + 20))
+    } else {
+        r
+    }
+}
+
+/// Turn text matches into candidates for a target of `target.role`.
+fn candidates(
+    scene: &mut Scene,
+    labels: &[SeenLabel],
+    target: &Target,
+    text: &str,
+) -> Vec<Candidate> {
+    labels
+        .iter()
+        .filter_map(|l| {
+            let score = label_match(text, &l.text)?;
+            resolve(scene, l, target.role, score)
+        })
+        .collect()
+}
+
+/// The control a matched label stands for: the field beside it for a field target, the framed
+/// control around it otherwise. A role that contradicts what the pixels show is no candidate.
+fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<Candidate> {
+    match role {
+        Role::Field => field_beside(scene, l.line).map(|rect| Candidate {
+            rect,
+            text: l.text.clone(),
+            role: Role::Field,
+            score,
+        }),
+        _ => {
+            let seen = l.role();
+            if !role.accepts(seen) {
+                // An unframed caption for a button is allowed (flat, owner-drawn), at a cost.
+                if !(role == Role::Button && seen == Role::Label) {
+                    return None;
+                }
+                return Some(Candidate {
+                    rect: l.rect(),
+                    text: l.text.clone(),
+                    role: seen,
+                    score: score * 0.9,
+                });
+            }
+            Some(Candidate {
+                rect: l.rect(),
+                text: l.text.clone(),
+                role: seen,
+                score,
+            })
+        }
+    }
+}
+
+/// The input field right of a label (same row), else just below it.
+fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
+    let lc = label.center();
+    let boxes = scene.boxes();
+    let right = boxes
+        .iter()
+        .filter(|b| b.role != Role::Button && b.rect.h <= 60)
+        .filter(|b| (b.rect.center().y - lc.y).abs() <= label.h.max(b.rect.h) / 2 + 2)
+        .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= 300)
+        .min_by_key(|b| b.rect.x - label.right())
+        .map(|b| b.rect);
+    right.or_else(|| {
+        boxes
+            .iter()
+            .filter(|b| b.role == Role::Field)
+            .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 40)
+            .filter(|b| (b.rect.x - label.x).abs() <= 20)
+            .min_by_key(|b| b.rect.y)
+            .map(|b| b.rect)
+    })
+}
+
+fn ambiguous(text: &str, c: Vec<Candidate>) -> Refusal {
+    Refusal::new(
+        ErrorCode::LocatorAmbiguous,
+        format!(
+            "{} controls could be '{text}' and nothing tells them apart; pick one (takeover) or add a near label to the target",
+            c.len()
+        ),
+        c,
+    )
+}
+
+/// One clear winner, a tie, or nothing. Ties are broken only by being much nearer the
+/// recorded place; otherwise they are refused.
+fn decide(cands: Vec<Candidate>, rec: Option<Rect>) -> Decision {
+    let mut uniq: Vec<Candidate> = Vec::new();
+    for c in cands {
+        match uniq.iter_mut().find(|u| u.rect.iou(&c.rect) > 0.5) {
+            Some(u) if u.score < c.score => *u = c,
+            Some(_) => {}
+            None => uniq.push(c),
+        }
+    }
+    uniq.sort_by(|a, b| b.score.total_cmp(&a.score));
+    match uniq.len() {
+        0 => Decision::Nothing,
+        1 => Decision::Winner(uniq.remove(0)),
+        _ if uniq[0].score - uniq[1].score >= TIE => Decision::Winner(uniq.remove(0)),
+        _ => {
+            let close: Vec<Candidate> = uniq
+                .iter()
+                .filter(|c| uniq[0].score - c.score < TIE)
+                .cloned()
+                .collect();
+            if let Some(rec) = rec {
+                let mut by_dist: Vec<(f64, &Candidate)> = close
+                    .iter()
+                    .map(|c| (c.rect.center_distance(&rec), c))
+                    .collect();
+                by_dist.sort_by(|a, b| a.0.total_cmp(&b.0));
+                if by_dist[0].0 < 120.0 && by_dist[0].0 * 3.0 < by_dist[1].0 {
+                    return Decision::Winner(by_dist[0].1.clone());
+                }
+            }
+            Decision::Ambiguous(close)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(x: i32, score: f64) -> Candidate {
+        Candidate {
+            rect: Rect::new(x, 10, 100, 30),
+            text: "确定".into(),
+            role: Role::Button,
+            score,
+        }
+    }
+
+    #[test]
+    fn one_clear_winner_is_taken() {
+        assert!(matches!(decide(vec![c(0, 1.0)], None), Decision::Winner(_)));
+        assert!(matches!(
+            decide(vec![c(0, 1.0), c(300, 0.8)], None),
+            Decision::Winner(w) if w.rect.x == 0
+        ));
+        assert!(matches!(decide(vec![], None), Decision::Nothing));
+    }
+
+    #[test]
+    fn a_tie_is_refused_unless_one_is_clearly_where_it_was() {
+        assert!(matches!(
+            decide(vec![c(0, 1.0), c(300, 1.0)], None),
+            Decision::Ambiguous(v) if v.len() == 2
+        ));
+        let rec = Some(Rect::new(310, 12, 100, 30));
+        assert!(matches!(
+            decide(vec![c(0, 1.0), c(300, 1.0)], rec),
+            Decision::Winner(w) if w.rect.x == 300
+        ));
+        let between = Some(Rect::new(150, 12, 100, 30));
+        assert!(matches!(
+            decide(vec![c(0, 1.0), c(300, 1.0)], between),
+            Decision::Ambiguous(_)
+        ));
+    }
+
+    #[test]
+    fn the_same_control_read_twice_is_one_candidate() {
+        assert!(matches!(
+            decide(vec![c(0, 0.9), c(2, 1.0)], None),
+            Decision::Winner(w) if w.score == 1.0
+        ));
+    }
+}

@@ -1,0 +1,17 @@
+//! The locator chain: find the control a step means on a frame, cheapest rung first, and
+//! refuse rather than guess.
+//!
+//! exact (recorded box + template crop + text agree) → fuzzy OCR (near the recorded place, then
+//! window-wide) → semantic (a [`SemanticMatcher`]: the offline matcher here, an LLM later) →
+//! anchor (a stable label plus the recorded offset). Each rung yields scored candidates; the
+//! first rung with one clear winner answers. Two plausible winners are `LOCATOR_AMBIGUOUS`,
+//! none is `LOCATOR_NOT_FOUND`, and both carry the candidates for the person who takes over.
+
+mod chain;
+mod scene;
+mod semantic;
+pub mod text;
+
+pub use chain::{Locator, Recorded, Refusal};
+pub use scene::{Scene, SeenLabel};
+pub use semantic::{OfflineMatcher, SemanticMatcher};

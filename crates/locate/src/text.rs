@@ -1,0 +1,168 @@
+//! When do two labels mean the same control?
+//!
+//! Legacy relabels keep the meaning by adding a mnemonic (查询 → 查询(Q)), trailing punctuation
+//! (用户名 → 用户名：, Edit → Edit…), or switching full-/half-width forms; those normalise away.
+//! A *word* added changes the meaning (删除 → 删除全部, Save → Save as): after normalisation the
+//! seen label contains the wanted one plus letters, and that is never a match, however similar.
+//! Otherwise similarity is 1 − Levenshtein / longer length over characters, accepted from 0.8.
+
+/// Full-width ASCII forms and the ideographic space → their half-width forms.
+fn half_width(c: char) -> char {
+    match c as u32 {
+        0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        0x3000 => ' ',
+        _ => match c {
+            '：' => ':',
+            '（' => '(',
+            '）' => ')',
+            '…' => '.',
+            '。' => '.',
+            _ => c,
+        },
+    }
+}
+
+/// Canonical form for comparing labels: half-width, lower case, mnemonics and trailing
+/// punctuation removed, whitespace removed ("Log in" == "Login").
+pub fn normalize(label: &str) -> String {
+    let s: String = label
+        .chars()
+        .map(half_width)
+        .collect::<String>()
+        .to_lowercase();
+    let mut s = s.replace('&', "");
+    // Mnemonic in parentheses at the end, closed or cut off by OCR: "(q)", "(q", "( q )".
+    loop {
+        let t = s
+            .trim_end()
+            .trim_end_matches([':', '.', ' ', '>', '*'])
+            .to_string();
+        let stripped = strip_mnemonic(&t);
+        if stripped == s {
+            break;
+        }
+        s = stripped;
+    }
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+fn strip_mnemonic(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    // "...(x)" or "...(x"
+    for (open, tail) in [(n.wrapping_sub(3), 3), (n.wrapping_sub(2), 2)] {
+        if n > tail && chars[open] == '(' && chars[open + 1].is_ascii_alphanumeric() {
+            let rest = &chars[open + 2..];
+            if rest.is_empty() || rest == [')'] {
+                return chars[..open]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string();
+            }
+        }
+    }
+    s.to_string()
+}
+
+fn levenshtein(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// Similarity of two already-normalised labels, 0.0 ..= 1.0.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let n = a.len().max(b.len());
+    if n == 0 {
+        return 0.0;
+    }
+    1.0 - levenshtein(&a, &b) as f64 / n as f64
+}
+
+/// The minimum similarity for a fuzzy match.
+pub const FUZZY_MIN: f64 = 0.8;
+
+/// How well a seen label (OCR) matches the wanted one: `Some(score)` when it means the same
+/// control, `None` when it does not (including every "word added" look-alike).
+pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
+    let (w, s) = (normalize(wanted), normalize(seen));
+    if w.is_empty() || s.is_empty() {
+        return None;
+    }
+    if w == s {
+        return Some(1.0);
+    }
+    // A word added (or removed) on either side changes the meaning.
+    if (s.contains(&w) || w.contains(&s)) && adds_a_word(&w, &s) {
+        return None;
+    }
+    let sim = similarity(&w, &s);
+    (sim >= FUZZY_MIN).then_some(sim)
+}
+
+/// Whether the longer of two labels, one containing the other, carries extra letters or
+/// ideographs (a word), not just digits or symbols from a misread.
+fn adds_a_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let extra = long.replacen(short, "", 1);
+    let cjk = extra.chars().filter(|c| (*c as u32) >= 0x3400).count();
+    let letters = extra.chars().filter(|c| c.is_ascii_alphabetic()).count();
+    cjk >= 1 || letters >= 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relabels_that_keep_the_meaning_match() {
+        for (want, seen) in [
+            ("查询", "查询(Q)"),
+            ("查询", "查询（Q）"),
+            ("查询", "查询(Q"),
+            ("保存", "保存(S)"),
+            ("用户名", "用户名："),
+            ("Login", "Log in"),
+            ("Edit", "Edit…"),
+            ("Edit", "Edit..."),
+            ("Customer ID", "Customer ID:"),
+            ("Save", "Save (S)"),
+            ("OK", "ＯＫ"),
+            ("Delete", "&Delete"),
+        ] {
+            assert_eq!(label_match(want, seen), Some(1.0), "{want} vs {seen}");
+        }
+    }
+
+    #[test]
+    fn a_word_added_never_matches() {
+        for (want, seen) in [
+            ("删除", "删除全部"),
+            ("保存", "另存为"),
+            ("Delete", "Delete all"),
+            ("Save", "Save as"),
+            ("Search", "Search history"),
+            ("客户编号", "编号"),
+        ] {
+            assert_eq!(label_match(want, seen), None, "{want} vs {seen}");
+        }
+    }
+
+    #[test]
+    fn small_misreads_match_with_less_confidence() {
+        let s = label_match("Password", "Passw0rd").unwrap();
+        assert!((0.8..1.0).contains(&s));
+        assert_eq!(label_match("Submit", "Sia"), None);
+        assert_eq!(label_match("", "x"), None);
+    }
+}

@@ -1,0 +1,136 @@
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Stable failure codes. Extend, never rename: flows, the UI and reports match on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    LocatorNotFound,
+    LocatorAmbiguous,
+    WindowNotFound,
+    WindowAmbiguous,
+    WindowBlocked,
+    BudgetExceeded,
+    ActionTimeout,
+    AssertionFailed,
+    BreakerOpen,
+    FlowInvalid,
+    LlmUnavailable,
+    StoreCorrupt,
+    StoreLocked,
+    CaptureFailed,
+    OcrFailed,
+    InputFailed,
+    InvalidArgument,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 17] = [
+        ErrorCode::LocatorNotFound,
+        ErrorCode::LocatorAmbiguous,
+        ErrorCode::WindowNotFound,
+        ErrorCode::WindowAmbiguous,
+        ErrorCode::WindowBlocked,
+        ErrorCode::BudgetExceeded,
+        ErrorCode::ActionTimeout,
+        ErrorCode::AssertionFailed,
+        ErrorCode::BreakerOpen,
+        ErrorCode::FlowInvalid,
+        ErrorCode::LlmUnavailable,
+        ErrorCode::StoreCorrupt,
+        ErrorCode::StoreLocked,
+        ErrorCode::CaptureFailed,
+        ErrorCode::OcrFailed,
+        ErrorCode::InputFailed,
+        ErrorCode::InvalidArgument,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::LocatorNotFound => "LOCATOR_NOT_FOUND",
+            ErrorCode::LocatorAmbiguous => "LOCATOR_AMBIGUOUS",
+            ErrorCode::WindowNotFound => "WINDOW_NOT_FOUND",
+            ErrorCode::WindowAmbiguous => "WINDOW_AMBIGUOUS",
+            ErrorCode::WindowBlocked => "WINDOW_BLOCKED",
+            ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
+            ErrorCode::ActionTimeout => "ACTION_TIMEOUT",
+            ErrorCode::AssertionFailed => "ASSERTION_FAILED",
+            ErrorCode::BreakerOpen => "BREAKER_OPEN",
+            ErrorCode::FlowInvalid => "FLOW_INVALID",
+            ErrorCode::LlmUnavailable => "LLM_UNAVAILABLE",
+            ErrorCode::StoreCorrupt => "STORE_CORRUPT",
+            ErrorCode::StoreLocked => "STORE_LOCKED",
+            ErrorCode::CaptureFailed => "CAPTURE_FAILED",
+            ErrorCode::OcrFailed => "OCR_FAILED",
+            ErrorCode::InputFailed => "INPUT_FAILED",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+        }
+    }
+
+    /// Whether trying the same thing again (after the screen settles) can help.
+    /// Refusals (ambiguity, a blocked window, a spent budget) are never retried blindly.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::LocatorNotFound
+                | ErrorCode::WindowNotFound
+                | ErrorCode::ActionTimeout
+                | ErrorCode::CaptureFailed
+                | ErrorCode::OcrFailed
+                | ErrorCode::LlmUnavailable
+        )
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure that crosses a crate or process boundary: a stable code plus a sentence that says
+/// what happened and what to do next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct MendError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl MendError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        MendError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_serialize_as_their_stable_strings() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            let back: ErrorCode = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, code);
+        }
+    }
+
+    #[test]
+    fn refusals_are_not_retryable() {
+        assert!(!ErrorCode::LocatorAmbiguous.is_retryable());
+        assert!(!ErrorCode::WindowBlocked.is_retryable());
+        assert!(!ErrorCode::BudgetExceeded.is_retryable());
+        assert!(ErrorCode::LocatorNotFound.is_retryable());
+    }
+
+    #[test]
+    fn error_display_leads_with_the_code() {
+        let e = MendError::new(ErrorCode::WindowNotFound, "no window titled 'x'");
+        assert_eq!(e.to_string(), "WINDOW_NOT_FOUND: no window titled 'x'");
+    }
+}

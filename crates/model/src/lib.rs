@@ -1,0 +1,15 @@
+//! Mend's vocabulary: geometry, frames, windows, locator answers and the stable error codes.
+//!
+//! This crate does no I/O. Every other crate speaks in these types, so a frame captured by
+//! `capture`, read by `ocr` and searched by `locate` keeps one meaning of "where" throughout:
+//! boxes are in the frame's own pixels, and `FrameInfo::to_screen` is the only way to screen pixels.
+
+mod error;
+mod frame;
+mod geometry;
+mod locate;
+
+pub use error::{ErrorCode, MendError};
+pub use frame::{FrameInfo, WindowInfo};
+pub use geometry::{Point, Rect};
+pub use locate::{Candidate, Located, Role, Strategy, Target};

@@ -1,0 +1,158 @@
+use crate::{join_lines, parse_tsv, prepare, Line, Word};
+use image::RgbaImage;
+use mend_model::{ErrorCode, MendError, Rect};
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+use tesseract::Tesseract;
+
+/// How to read one region.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OcrOptions {
+    /// Upscale factor before reading: 1 for a whole window, 2–3 for a crop.
+    pub scale: u32,
+    /// Tesseract page segmentation mode; 11 (sparse text) suits screens.
+    pub psm: u32,
+    /// Words below this confidence are dropped.
+    pub min_conf: f32,
+}
+
+impl Default for OcrOptions {
+    fn default() -> Self {
+        OcrOptions {
+            scale: 2,
+            psm: 11,
+            min_conf: 30.0,
+        }
+    }
+}
+
+const CACHE_CAP: usize = 512;
+
+/// One warm Tesseract engine plus a bounded cache keyed by the exact pixels read.
+pub struct OcrEngine {
+    langs: String,
+    tess: Option<Tesseract>,
+    cache: HashMap<u64, Vec<Word>>,
+    order: VecDeque<u64>,
+    hits: u64,
+    misses: u64,
+}
+
+fn ocr_err(msg: impl Into<String>) -> MendError {
+    MendError::new(ErrorCode::OcrFailed, msg)
+}
+
+impl OcrEngine {
+    /// `langs` as Tesseract spells them: `"chi_sim+eng"`.
+    pub fn new(langs: &str) -> Result<Self, MendError> {
+        let mut e = OcrEngine {
+            langs: langs.to_string(),
+            tess: None,
+            cache: HashMap::new(),
+            order: VecDeque::new(),
+            hits: 0,
+            misses: 0,
+        };
+        e.tess = Some(e.init()?);
+        Ok(e)
+    }
+
+    fn init(&self) -> Result<Tesseract, MendError> {
+        Tesseract::new(None, Some(&self.langs)).map_err(|e| {
+            ocr_err(format!(
+                "cannot start Tesseract with '{}': {e}. Install tesseract-ocr and the language data (tesseract-ocr-eng, tesseract-ocr-chi-sim).",
+                self.langs
+            ))
+        })
+    }
+
+    pub fn langs(&self) -> &str {
+        &self.langs
+    }
+
+    /// (cache hits, cache misses) since start.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        (self.hits, self.misses)
+    }
+
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+        self.order.clear();
+    }
+
+    /// Read the words in `region` of `img`; boxes come back in `img`'s pixels.
+    pub fn read(
+        &mut self,
+        img: &RgbaImage,
+        region: Rect,
+        opts: OcrOptions,
+    ) -> Result<Vec<Word>, MendError> {
+        let Some((prepared, r)) = prepare(img, region, opts.scale) else {
+            return Ok(Vec::new());
+        };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (prepared.width(), prepared.height(), opts.psm, &self.langs).hash(&mut h);
+        prepared.as_raw().hash(&mut h);
+        let key = h.finish();
+        let words = if let Some(ws) = self.cache.get(&key) {
+            self.hits += 1;
+            ws.clone()
+        } else {
+            self.misses += 1;
+            let ws = self.recognize(&prepared, opts)?;
+            if self.order.len() >= CACHE_CAP {
+                if let Some(old) = self.order.pop_front() {
+                    self.cache.remove(&old);
+                }
+            }
+            self.cache.insert(key, ws.clone());
+            self.order.push_back(key);
+            ws
+        };
+        let s = opts.scale.max(1) as f64;
+        Ok(words
+            .into_iter()
+            .filter(|w| w.conf >= opts.min_conf)
+            .map(|mut w| {
+                w.rect = w.rect.scale(1.0 / s).translate(r.x, r.y);
+                w
+            })
+            .collect())
+    }
+
+    /// Words joined into lines (see [`join_lines`]).
+    pub fn read_lines(
+        &mut self,
+        img: &RgbaImage,
+        region: Rect,
+        opts: OcrOptions,
+    ) -> Result<Vec<Line>, MendError> {
+        let words = self.read(img, region, opts)?;
+        Ok(join_lines(&words, 1.2))
+    }
+
+    fn recognize(
+        &mut self,
+        gray: &image::GrayImage,
+        opts: OcrOptions,
+    ) -> Result<Vec<Word>, MendError> {
+        let tess = match self.tess.take() {
+            Some(t) => t,
+            None => self.init()?,
+        };
+        let (w, h) = (gray.width() as i32, gray.height() as i32);
+        let mut tess = tess
+            .set_variable("tessedit_pageseg_mode", &opts.psm.to_string())
+            .map_err(|e| ocr_err(format!("set page mode: {e}")))?
+            .set_frame(gray.as_raw(), w, h, 1, w)
+            .map_err(|e| ocr_err(format!("hand image to Tesseract: {e}")))?
+            .set_source_resolution(96 * opts.scale.max(1) as i32)
+            .recognize()
+            .map_err(|e| ocr_err(format!("recognize: {e}")))?;
+        let tsv = tess
+            .get_tsv_text(0)
+            .map_err(|e| ocr_err(format!("read TSV: {e}")))?;
+        self.tess = Some(tess);
+        Ok(parse_tsv(&tsv))
+    }
+}

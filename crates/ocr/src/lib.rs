@@ -1,0 +1,18 @@
+//! Tesseract OCR for screen text: words and lines with boxes and confidences.
+//!
+//! Screen UIs are not pages. What STACK-NOTES measured decides the defaults here: sparse-text
+//! page segmentation (PSM 11) instead of the page default, the source resolution always set
+//! (96 dpi × the upscale factor), crops upscaled before reading (small bitmap fonts and single
+//! characters only read cleanly at 2–3×), dark themes inverted to dark-on-light. The engine is
+//! created once and kept warm (init costs 50–120 ms), and results are cached by a hash of the
+//! exact pixels read, so an unchanged region is never read twice.
+
+mod engine;
+mod lines;
+mod prep;
+mod tsv;
+
+pub use engine::{OcrEngine, OcrOptions};
+pub use lines::{join_lines, Line};
+pub use prep::{is_dark, prepare};
+pub use tsv::{parse_tsv, Word};

@@ -1,0 +1,113 @@
+use crate::Word;
+use mend_model::Rect;
+use serde::{Deserialize, Serialize};
+
+/// Words joined into a visual line: what a label or a button caption reads as.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub text: String,
+    #[serde(rename = "box")]
+    pub rect: Rect,
+    /// The lowest word confidence: a line is as sure as its weakest word.
+    pub conf: f32,
+    pub words: Vec<Word>,
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0x303F | 0x3400..=0x9FFF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
+}
+
+fn v_overlap(a: &Rect, b: &Rect) -> f64 {
+    let top = a.y.max(b.y);
+    let bot = a.bottom().min(b.bottom());
+    let o = (bot - top).max(0) as f64;
+    o / (a.h.min(b.h).max(1) as f64)
+}
+
+/// Join words by position, not by Tesseract's numbering: chi_sim returns one "word" per
+/// character and sparse mode splits one caption into several blocks. Two words belong to one
+/// line when they overlap vertically by half the smaller height and the gap between them is
+/// under `gap_factor` × the line height. CJK neighbours join without a space.
+pub fn join_lines(words: &[Word], gap_factor: f64) -> Vec<Line> {
+    let mut ws: Vec<&Word> = words.iter().collect();
+    // Left to right, so a line's last word is always the left neighbour of the next one.
+    ws.sort_by_key(|w| (w.rect.x, w.rect.y));
+    let mut lines: Vec<Vec<&Word>> = Vec::new();
+    'next: for w in ws {
+        for line in lines.iter_mut() {
+            let last = line.last().unwrap();
+            let h = last.rect.h.max(w.rect.h) as f64;
+            let gap = (w.rect.x - last.rect.right()) as f64;
+            if v_overlap(&last.rect, &w.rect) >= 0.5 && gap >= -h * 0.3 && gap <= h * gap_factor {
+                line.push(w);
+                continue 'next;
+            }
+        }
+        lines.push(vec![w]);
+    }
+    let mut out: Vec<Line> = lines
+        .into_iter()
+        .map(|ws| {
+            let mut text = String::new();
+            let mut rect = ws[0].rect;
+            let mut conf = f32::MAX;
+            for (i, w) in ws.iter().enumerate() {
+                if i > 0 {
+                    let prev = ws[i - 1];
+                    let gap = w.rect.x - prev.rect.right();
+                    let cjk_join = prev.text.chars().last().is_some_and(is_cjk)
+                        || w.text.chars().next().is_some_and(is_cjk);
+                    if !cjk_join || gap as f64 > 0.6 * prev.rect.h.max(w.rect.h) as f64 {
+                        text.push(' ');
+                    }
+                }
+                text.push_str(&w.text);
+                rect = rect.union(&w.rect);
+                conf = conf.min(w.conf);
+            }
+            Line {
+                text,
+                rect,
+                conf,
+                words: ws.into_iter().cloned().collect(),
+            }
+        })
+        .collect();
+    out.sort_by_key(|l| (l.rect.y, l.rect.x));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(t: &str, x: i32, y: i32, wd: i32) -> Word {
+        Word {
+            text: t.into(),
+            rect: Rect::new(x, y, wd, 16),
+            conf: 90.0,
+            line_key: (0, 0, 0),
+        }
+    }
+
+    #[test]
+    fn chinese_characters_join_without_spaces_and_latin_with() {
+        let words = vec![
+            w("录", 30, 10, 16),
+            w("登", 12, 10, 16),
+            w("User", 200, 11, 36),
+            w("name", 242, 10, 40),
+            w("查", 12, 80, 16),
+        ];
+        let lines = join_lines(&words, 1.5);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, vec!["登录", "User name", "查"]);
+        assert_eq!(lines[0].rect, Rect::new(12, 10, 34, 16));
+    }
+
+    #[test]
+    fn far_apart_words_stay_separate() {
+        let lines = join_lines(&[w("Save", 10, 10, 40), w("Back", 200, 10, 40)], 1.5);
+        assert_eq!(lines.len(), 2);
+    }
+}

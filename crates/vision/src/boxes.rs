@@ -1,0 +1,215 @@
+//! Control boxes from pixels alone, so owner-drawn controls and unlabeled fields have
+//! candidates. Buttons and fields in legacy UIs are framed: a border line differs from its
+//! surroundings on all four sides. We find long horizontal edge runs, pair a top and a bottom run
+//! that span the same columns, and keep the pair when both vertical sides are edges too.
+//! O(pixels) for the edge maps plus O(runs²) for pairing, on an 800×560 window a few ms.
+
+use image::{GrayImage, RgbaImage};
+use mend_model::{Rect, Role};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlBox {
+    #[serde(rename = "box")]
+    pub rect: Rect,
+    /// A guess from shape and fill: `Field` for wide, flat, light-or-uniform interiors,
+    /// `Button` otherwise. Text placement refines it later.
+    pub role: Role,
+}
+
+const EDGE: i16 = 14;
+const MIN_W: i32 = 24;
+const MIN_H: i32 = 14;
+const MAX_H: i32 = 90;
+
+fn gray(img: &RgbaImage) -> GrayImage {
+    image::DynamicImage::ImageRgba8(img.clone()).to_luma8()
+}
+
+struct Run {
+    y: i32,
+    x0: i32,
+    x1: i32,
+}
+
+fn h_runs(g: &GrayImage) -> Vec<Run> {
+    let (w, h) = (g.width() as i32, g.height() as i32);
+    let mut runs = Vec::new();
+    for y in 0..h - 1 {
+        let mut start: Option<i32> = None;
+        for x in 0..=w {
+            let edge = x < w && {
+                let a = g.get_pixel(x as u32, y as u32).0[0] as i16;
+                let b = g.get_pixel(x as u32, (y + 1) as u32).0[0] as i16;
+                (a - b).abs() >= EDGE
+            };
+            match (edge, start) {
+                (true, None) => start = Some(x),
+                (false, Some(s)) => {
+                    if x - s >= MIN_W {
+                        runs.push(Run {
+                            y,
+                            x0: s,
+                            x1: x - 1,
+                        });
+                    }
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    }
+    runs
+}
+
+/// Fraction of rows in y0..=y1 where column x (±1) has a horizontal-contrast edge.
+fn v_cover(g: &GrayImage, x: i32, y0: i32, y1: i32) -> f64 {
+    let w = g.width() as i32;
+    let mut hit = 0;
+    for y in y0..=y1 {
+        let found = (x - 2..=x + 1).any(|xx| {
+            xx >= 0 && xx + 1 < w && {
+                let a = g.get_pixel(xx as u32, y as u32).0[0] as i16;
+                let b = g.get_pixel((xx + 1) as u32, y as u32).0[0] as i16;
+                (a - b).abs() >= EDGE
+            }
+        });
+        hit += usize::from(found);
+    }
+    hit as f64 / (y1 - y0 + 1).max(1) as f64
+}
+
+/// Framed rectangles that look like controls, in image pixels, outermost first.
+pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
+    let g = gray(img);
+    let runs = h_runs(&g);
+    let mut rects: Vec<Rect> = Vec::new();
+    for (i, top) in runs.iter().enumerate() {
+        for bot in runs[i + 1..].iter() {
+            let dy = bot.y - top.y;
+            if dy < MIN_H {
+                continue;
+            }
+            if dy > MAX_H {
+                break; // runs are sorted by y
+            }
+            if (top.x0 - bot.x0).abs() > 3 || (top.x1 - bot.x1).abs() > 3 {
+                continue;
+            }
+            let (x0, x1) = (top.x0.min(bot.x0), top.x1.max(bot.x1));
+            let (y0, y1) = (top.y + 1, bot.y);
+            if v_cover(&g, x0, y0, y1) >= 0.8 && v_cover(&g, x1 + 1, y0, y1) >= 0.8 {
+                rects.push(Rect::new(x0, y0, x1 - x0 + 1, y1 - y0 + 1));
+            }
+        }
+    }
+    // Nested bevel lines give near-duplicates: keep the largest of each cluster.
+    rects.sort_by_key(|r| std::cmp::Reverse(r.area()));
+    let mut kept: Vec<Rect> = Vec::new();
+    for r in rects {
+        if !kept.iter().any(|k| {
+            k.iou(&r) > 0.6 || (k.inflate(4).contains_rect(&r) && r.area() * 10 > k.area() * 6)
+        }) {
+            kept.push(r);
+        }
+    }
+    kept.into_iter()
+        .map(|rect| ControlBox {
+            role: guess_role(&g, rect),
+            rect,
+        })
+        .collect()
+}
+
+/// Fields are wide and their interior is mostly one flat colour with text (if any) on the left;
+/// buttons are shorter and carry centred text. Without OCR we only look at the ink's spread.
+fn guess_role(g: &GrayImage, r: Rect) -> Role {
+    let inner = r.inflate(-3);
+    if inner.w <= 0 || inner.h <= 0 {
+        return Role::Any;
+    }
+    let bg = g
+        .get_pixel((inner.x + 1) as u32, (inner.y + inner.h / 2) as u32)
+        .0[0] as i16;
+    let (mut minx, mut maxx) = (i32::MAX, i32::MIN);
+    for y in inner.y..inner.bottom() {
+        for x in inner.x..inner.right() {
+            if (g.get_pixel(x as u32, y as u32).0[0] as i16 - bg).abs() > 60 {
+                minx = minx.min(x);
+                maxx = maxx.max(x);
+            }
+        }
+    }
+    if minx > maxx {
+        // Empty: an empty field or a blank panel.
+        return if r.w >= 2 * r.h {
+            Role::Field
+        } else {
+            Role::Any
+        };
+    }
+    let ink_center = (minx + maxx) / 2 - inner.x;
+    let centred = (ink_center - inner.w / 2).abs() <= inner.w / 8;
+    let left = minx - inner.x <= inner.w / 6 && !centred;
+    if left && r.w >= 3 * r.h {
+        Role::Field
+    } else if centred {
+        Role::Button
+    } else {
+        Role::Any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgba;
+
+    fn frame(img: &mut RgbaImage, r: Rect, c: [u8; 4]) {
+        for x in r.x..r.right() {
+            img.put_pixel(x as u32, r.y as u32, Rgba(c));
+            img.put_pixel(x as u32, (r.bottom() - 1) as u32, Rgba(c));
+        }
+        for y in r.y..r.bottom() {
+            img.put_pixel(r.x as u32, y as u32, Rgba(c));
+            img.put_pixel((r.right() - 1) as u32, y as u32, Rgba(c));
+        }
+    }
+
+    #[test]
+    fn framed_rectangles_are_found_and_roles_guessed() {
+        let mut img = RgbaImage::from_pixel(400, 200, Rgba([236, 236, 236, 255]));
+        let button = Rect::new(40, 40, 100, 34);
+        let field = Rect::new(180, 40, 200, 30);
+        frame(&mut img, button, [60, 60, 60, 255]);
+        frame(&mut img, field, [60, 60, 60, 255]);
+        for y in field.y + 1..field.bottom() - 1 {
+            for x in field.x + 1..field.right() - 1 {
+                img.put_pixel(x as u32, y as u32, Rgba([255, 255, 255, 255]));
+            }
+        }
+        // Caption ink in the button's middle.
+        for y in 52..62 {
+            for x in 75..105 {
+                img.put_pixel(x, y, Rgba([0, 0, 0, 255]));
+            }
+        }
+        let boxes = find_control_boxes(&img);
+        let b = boxes
+            .iter()
+            .find(|b| b.rect.iou(&button) > 0.8)
+            .expect("button found");
+        let f = boxes
+            .iter()
+            .find(|b| b.rect.iou(&field) > 0.8)
+            .expect("field found");
+        assert_eq!(b.role, Role::Button);
+        assert_eq!(f.role, Role::Field);
+    }
+
+    #[test]
+    fn a_blank_screen_has_no_controls() {
+        let img = RgbaImage::from_pixel(300, 200, Rgba([236, 236, 236, 255]));
+        assert!(find_control_boxes(&img).is_empty());
+    }
+}

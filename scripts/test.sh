@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, starts a private Xvfb + openbox, runs the lints and
+# every test (desktop tests included; each desktop test also starts its own Xvfb), stops it all.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+started=$SECONDS
+
+ensure_packages
+ensure_ui_deps
+command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+
+say "ui: unit tests and build (the studio embeds ui/dist)"
+(cd ui && npm test --silent && npm run build --silent)
+
+say "cargo fmt --check"
+cargo fmt --all -- --check
+
+say "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+trap stop_desktop EXIT
+start_desktop
+
+say "cargo nextest (unit, image and desktop tests)"
+cargo nextest run --workspace --no-fail-fast
+
+say "studio smoke test under Xvfb"
+bash scripts/studio-smoke.sh
+
+say "all green in $((SECONDS - started)) s"
