@@ -1,4 +1,4 @@
-use crate::scene::Scene;
+use crate::scene::{Scene, SceneCache, LINE_OCR, REGION_OCR};
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
 use crate::text::label_match;
 use crate::SeenLabel;
@@ -45,6 +45,7 @@ enum Decision {
 pub struct Locator {
     pub ocr: OcrEngine,
     pub semantic: Box<dyn SemanticMatcher + Send>,
+    cache: SceneCache,
 }
 
 impl Locator {
@@ -52,6 +53,7 @@ impl Locator {
         Ok(Locator {
             ocr: OcrEngine::new(langs)?,
             semantic: Box::new(OfflineMatcher),
+            cache: SceneCache::default(),
         })
     }
 
@@ -61,6 +63,19 @@ impl Locator {
         target: &Target,
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
+        let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
+        let r = self.locate_in(&mut scene, target, recorded);
+        self.cache = scene.into_cache();
+        r
+    }
+
+    fn locate_in(
+        &mut self,
+        scene: &mut Scene,
+        target: &Target,
+        recorded: &Recorded,
+    ) -> Result<Located, Refusal> {
+        let frame = scene.frame;
         if target.text.is_none() && target.near.is_none() {
             return Err(Refusal::new(
                 ErrorCode::InvalidArgument,
@@ -68,7 +83,6 @@ impl Locator {
                 vec![],
             ));
         }
-        let mut scene = Scene::new(frame);
         let ocr_err = |e: MendError| Refusal {
             error: e,
             candidates: vec![],
@@ -85,7 +99,7 @@ impl Locator {
 
         // 1. exact: the recorded crop is where it was (or nearby, any scale) and the text agrees.
         if let (Some(rec), Some(tmpl)) = (target.recorded, recorded.template.as_ref()) {
-            if let Some(c) = self.exact(&mut scene, target, rec, tmpl).map_err(ocr_err)? {
+            if let Some(c) = self.exact(scene, target, rec, tmpl).map_err(ocr_err)? {
                 return Ok(answer(Strategy::Exact, c));
             }
         }
@@ -94,8 +108,10 @@ impl Locator {
             // 2. fuzzy OCR: near the recorded place first, then the whole window.
             if let Some(rec) = target.recorded {
                 let region = search_region(rec, target.role);
-                let labels = scene.labels_in(&mut self.ocr, region).map_err(ocr_err)?;
-                let cands = candidates(&mut scene, &labels, target, text);
+                let labels = scene
+                    .labels_in(&mut self.ocr, region, REGION_OCR)
+                    .map_err(ocr_err)?;
+                let cands = candidates(scene, &labels, target, text);
                 seen_candidates.extend(cands.clone());
                 match decide(cands, target.recorded) {
                     Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
@@ -103,18 +119,32 @@ impl Locator {
                     Decision::Nothing => {}
                 }
             }
-            let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
-            let cands = candidates(&mut scene, &labels, target, text);
-            seen_candidates.extend(cands.clone());
-            match decide(cands, target.recorded) {
-                Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
-                Decision::Ambiguous(c) => return Err(ambiguous(text, c)),
-                Decision::Nothing => {}
+            let mut labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+            for second_look in [false, true] {
+                if second_look {
+                    labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
+                }
+                let cands = candidates(scene, &labels, target, text);
+                seen_candidates.extend(cands.clone());
+                match decide(cands, target.recorded) {
+                    Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
+                    Decision::Ambiguous(c) => return Err(ambiguous(text, c)),
+                    Decision::Nothing => {}
+                }
             }
 
             // 3. semantic: meaning, not spelling.
-            if let Some((i, conf)) = self.semantic.choose(target, &labels).map_err(ocr_err)? {
-                if let Some(mut c) = resolve(&mut scene, &labels[i], target.role, conf) {
+            // The matcher sees whole captions, and never a line that holds unread text.
+            let seen: Vec<SeenLabel> = labels
+                .iter()
+                .filter(|l| !too_wide(l))
+                .map(|l| SeenLabel {
+                    text: caption(&labels, l),
+                    ..l.clone()
+                })
+                .collect();
+            if let Some((i, conf)) = self.semantic.choose(target, &seen).map_err(ocr_err)? {
+                if let Some(mut c) = resolve(scene, &seen[i], target.role, conf) {
                     c.score = conf;
                     return Ok(answer(Strategy::Semantic, c));
                 }
@@ -149,7 +179,7 @@ impl Locator {
                                     score: 0.9,
                                 })
                         }
-                        None => field_beside(&mut scene, a.line).map(|rect| Candidate {
+                        None => field_beside(scene, a.line).map(|rect| Candidate {
                             rect,
                             text: near.to_string(),
                             role: Role::Field,
@@ -210,6 +240,20 @@ impl Locator {
         if hit.score < TEMPLATE_MIN {
             return Ok(None);
         }
+        // A flat template (an empty field) correlates with any flat patch: the hit must be a
+        // control the pixels frame, of the size the template was matched at.
+        let framed = scene
+            .boxes()
+            .iter()
+            .filter(|b| b.rect.contains(hit.rect.center()))
+            .min_by_key(|b| b.rect.area())
+            .map(|b| b.rect);
+        match framed {
+            Some(b) if b.iou(&hit.rect) >= 0.7 => {}
+            Some(_) => return Ok(None),
+            None if target.role == Role::Field => return Ok(None),
+            None => {}
+        }
         let text = target.text.clone().unwrap_or_default();
         let agrees = match target.text.as_deref() {
             None => true,
@@ -221,7 +265,7 @@ impl Locator {
                     hit.rect
                 };
                 scene
-                    .labels_in(&mut self.ocr, read_at)?
+                    .labels_in(&mut self.ocr, read_at, LINE_OCR)?
                     .iter()
                     .any(|l| label_match(t, &l.text) == Some(1.0))
             }
@@ -245,20 +289,44 @@ fn search_region(rec: Rect, role: Role) -> Rect {
     }
 }
 
-/// Turn text matches into candidates for a target of `target.role`.
-fn candidates(
-    scene: &mut Scene,
-    labels: &[SeenLabel],
-    target: &Target,
-    text: &str,
-) -> Vec<Candidate> {
+/// Turn text matches into candidates for a target of `target.role`. A framed control is
+/// matched by its whole caption (every text line inside it), so 删除全部 read as two lines is
+/// still 删除全部, never 删除.
+fn candidates(scene: &mut Scene, labels: &[SeenLabel], target: &Target, text: &str) -> Vec<Candidate> {
     labels
         .iter()
         .filter_map(|l| {
-            let score = label_match(text, &l.text)?;
+            let score = label_match(text, &caption(labels, l))?;
+            if too_wide(l) {
+                return None;
+            }
             resolve(scene, l, target.role, score)
         })
         .collect()
+}
+
+fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {
+    let Some(c) = &l.control else {
+        return l.text.clone();
+    };
+    let mut parts: Vec<&SeenLabel> = labels
+        .iter()
+        .filter(|o| c.rect.contains(o.line.center()))
+        .collect();
+    parts.sort_by_key(|o| o.line.x);
+    parts.dedup_by(|a, b| a.text == b.text);
+    parts.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ")
+}
+
+/// A line box much wider than its characters explain holds text OCR did not return.
+fn too_wide(l: &SeenLabel) -> bool {
+    let h = l.line.h.max(1) as f64;
+    let expected: f64 = l
+        .text
+        .chars()
+        .map(|c| if (c as u32) >= 0x2E80 { 1.1 * h } else { 0.75 * h })
+        .sum();
+    l.line.w as f64 > 1.4 * expected + h
 }
 
 /// The control a matched label stands for: the field beside it for a field target, the framed
@@ -272,7 +340,21 @@ fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<C
             score,
         }),
         _ => {
+            if scene.has_unread_ink(l.line, l.control.as_ref().map(|c| c.rect)) {
+                return None;
+            }
             let seen = l.role();
+            // Header cells, menu entries and labels are framed or not depending on the toolkit;
+            // only a field can never be what they mean.
+            let loose = matches!(role, Role::ColumnHeader | Role::Menu | Role::Label | Role::Text);
+            if loose && seen != Role::Field {
+                return Some(Candidate {
+                    rect: l.rect(),
+                    text: l.text.clone(),
+                    role,
+                    score,
+                });
+            }
             if !role.accepts(seen) {
                 // An unframed caption for a button is allowed (flat, owner-drawn), at a cost.
                 if !(role == Role::Button && seen == Role::Label) {

@@ -13,5 +13,5 @@ mod semantic;
 pub mod text;
 
 pub use chain::{Locator, Recorded, Refusal};
-pub use scene::{Scene, SeenLabel};
+pub use scene::{Scene, SceneCache, SeenLabel};
 pub use semantic::{OfflineMatcher, SemanticMatcher};

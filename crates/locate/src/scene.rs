@@ -27,6 +27,14 @@ impl SeenLabel {
     }
 }
 
+/// What a scene computed, kept between locates on the same frame (several targets, one frame).
+#[derive(Default)]
+pub struct SceneCache {
+    frame_id: Option<u64>,
+    boxes: Option<Vec<ControlBox>>,
+    labels: Option<Vec<SeenLabel>>,
+}
+
 /// What the chain knows about one frame, computed lazily and at most once.
 pub struct Scene<'a> {
     pub frame: &'a Frame,
@@ -38,6 +46,14 @@ pub struct Scene<'a> {
 pub const WINDOW_OCR: OcrOptions = OcrOptions {
     scale: 2,
     psm: 11,
+    min_conf: 40.0,
+};
+
+/// One caption or one text strip: a single line (PSM 7) upscaled 3×. Sparse mode misreads
+/// short CJK labels on their own (编号 came back as 纺); single-line mode reads them cleanly.
+pub const LINE_OCR: OcrOptions = OcrOptions {
+    scale: 3,
+    psm: 7,
     min_conf: 40.0,
 };
 
@@ -54,6 +70,24 @@ impl<'a> Scene<'a> {
             frame,
             boxes: None,
             window_labels: None,
+        }
+    }
+
+    /// Resume what an earlier scene of the same frame computed.
+    pub fn resume(frame: &'a Frame, cache: SceneCache) -> Self {
+        let mut s = Scene::new(frame);
+        if cache.frame_id == Some(frame.info.id) {
+            s.boxes = cache.boxes;
+            s.window_labels = cache.labels;
+        }
+        s
+    }
+
+    pub fn into_cache(self) -> SceneCache {
+        SceneCache {
+            frame_id: Some(self.frame.info.id),
+            boxes: self.boxes,
+            labels: self.window_labels,
         }
     }
 
@@ -95,8 +129,9 @@ impl<'a> Scene<'a> {
         &mut self,
         ocr: &mut OcrEngine,
         region: Rect,
+        opts: OcrOptions,
     ) -> Result<Vec<SeenLabel>, MendError> {
-        let lines = ocr.read_lines(&self.frame.image, region, REGION_OCR)?;
+        let lines = ocr.read_lines(&self.frame.image, region, opts)?;
         Ok(self.attach(lines))
     }
 
@@ -111,7 +146,7 @@ impl<'a> Scene<'a> {
         for b in boxes.iter().filter(|b| b.rect.h <= 60) {
             // Read every framed control on its own, upscaled: mixed captions such as 登录(L)
             // come back garbled from the whole-window pass. The crop's reading wins.
-            let own = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), REGION_OCR)?;
+            let own = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), LINE_OCR)?;
             if !own.is_empty() {
                 lines.retain(|l| !b.rect.contains(l.rect.center()));
                 lines.extend(own);
@@ -120,5 +155,76 @@ impl<'a> Scene<'a> {
         let labels = self.attach(lines);
         self.window_labels = Some(labels.clone());
         Ok(labels)
+    }
+
+    /// The second look: every unframed text strip read again on its own as one line.
+    /// Costs a region read per strip (cached), so the chain asks only when the first pass found
+    /// nothing.
+    pub fn reread_labels(&mut self, ocr: &mut OcrEngine) -> Result<Vec<SeenLabel>, MendError> {
+        let first = self.window_labels(ocr)?;
+        let mut out = Vec::new();
+        for l in first {
+            if l.control.is_some() {
+                out.push(l);
+                continue;
+            }
+            let h = l.line.h.max(8);
+            let strip = Rect::new(l.line.x - h, l.line.y - h / 3, l.line.w + 2 * h, l.line.h + 2 * (h / 3));
+            let again = ocr.read_lines(&self.frame.image, strip, LINE_OCR)?;
+            if again.is_empty() {
+                out.push(l);
+            } else {
+                out.extend(self.attach(again));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether ink continues right next to a text line beyond what OCR returned for it: a
+    /// caption with an unread part (删除全部 read as 删除 when 全部 fell under the confidence
+    /// floor). Pixel evidence, independent of OCR confidence; a match with unread ink is no match.
+    pub fn has_unread_ink(&self, line: Rect, within: Option<Rect>) -> bool {
+        let img = &self.frame.image;
+        let h = line.h.max(6);
+        let mut strip = Rect::new(line.x - 2 * h, line.y, line.w + 4 * h, line.h);
+        if let Some(w) = within {
+            strip = match strip.intersect(&w.inflate(-3)) {
+                Some(r) => r,
+                None => return false,
+            };
+        }
+        let Some(strip) = strip.clamp_to(&self.bounds()) else {
+            return false;
+        };
+        let luma = |x: i32, y: i32| {
+            let p = img.get_pixel(x as u32, y as u32).0;
+            (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
+        };
+        // Background: the most common grey level in the strip.
+        let mut hist = [0u32; 256];
+        for y in strip.y..strip.bottom() {
+            for x in strip.x..strip.right() {
+                hist[luma(x, y) as usize] += 1;
+            }
+        }
+        let bg = (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32;
+        let inked = |x: i32| (strip.y..strip.bottom()).any(|y| (luma(x, y) - bg).abs() > 80);
+        let max_gap = (h as f64 * 0.9) as i32;
+        let reach = (h as f64 * 0.5) as i32;
+        // Walk outwards from each end of the line while ink stays within max_gap.
+        let walk = |from: i32, step: i32| -> i32 {
+            let (mut x, mut last, mut gap) = (from, from, 0);
+            while x >= strip.x && x < strip.right() && gap <= max_gap {
+                if inked(x) {
+                    last = x;
+                    gap = 0;
+                } else {
+                    gap += 1;
+                }
+                x += step;
+            }
+            (last - from).abs()
+        };
+        walk(line.right(), 1) > reach || walk(line.x - 1, -1) > reach
     }
 }

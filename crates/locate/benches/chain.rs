@@ -1,0 +1,122 @@
+//! Criterion benchmarks for the perception path on a 1280×800 desktop: capture (live, under the
+//! Xvfb the bench command starts), fingerprint, control boxes, template match, region OCR cold
+//! and cached, and the whole chain per target on an unchanged and a tweaked screen.
+//! Run: `bash scripts/bench.sh` (figures go to BENCHMARKS.md by hand, medians).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use image::RgbaImage;
+use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery, XcapCapture};
+use mend_locate::{Locator, Recorded, Scene};
+use mend_model::{Rect, Role, Target};
+use mend_ocr::{OcrEngine, OcrOptions};
+use mend_vision::{find_control_boxes, find_template, Fingerprinter, SCALES};
+use std::path::PathBuf;
+
+fn shot(variant: &str) -> Frame {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/screenshots/zh")
+        .join(variant)
+        .join("main.png");
+    ImageFileCapture::open(&p)
+        .unwrap()
+        .capture(&WindowQuery::title(".*").unwrap())
+        .unwrap()
+}
+
+// 查询 on the zh baseline main screen, window pixels (from its geometry dump).
+const SEARCH: Rect = Rect {
+    x: 380,
+    y: 62,
+    w: 100,
+    h: 34,
+};
+
+fn crop(img: &RgbaImage, r: Rect) -> RgbaImage {
+    image::imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image()
+}
+
+fn target() -> Target {
+    Target {
+        text: Some("查询".into()),
+        role: Role::Button,
+        recorded: Some(SEARCH),
+        ..Target::default()
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let base = shot("baseline");
+    let relabeled = shot("relabeled");
+    let tmpl = crop(&base.image, SEARCH);
+
+    if std::env::var_os("DISPLAY").is_some() {
+        let _app = mend_testkit::App::start("zh", &[], "main").expect("practice app");
+        let q = WindowQuery::title("客户管理系统").unwrap();
+        c.bench_function("capture/window 800x594 (xcap)", |b| {
+            b.iter(|| XcapCapture.capture(&q).unwrap())
+        });
+        c.bench_function("capture/screen 1280x800 (xcap)", |b| {
+            b.iter(|| XcapCapture.capture_screen().unwrap())
+        });
+    } else {
+        eprintln!("no DISPLAY: capture benches skipped (scripts/bench.sh starts Xvfb)");
+    }
+
+    let fp = Fingerprinter::new();
+    c.bench_function("vision/fingerprint window", |b| b.iter(|| fp.hash(&base.image)));
+    c.bench_function("vision/control boxes window", |b| {
+        b.iter(|| find_control_boxes(&base.image))
+    });
+    c.bench_function("vision/template 4 scales near recorded box", |b| {
+        b.iter(|| find_template(&relabeled.image, &tmpl, SEARCH.inflate(48), &SCALES))
+    });
+
+    let mut ocr = OcrEngine::new("chi_sim+eng").unwrap();
+    let region = SEARCH.inflate(80);
+    let opts = OcrOptions {
+        scale: 3,
+        psm: 11,
+        min_conf: 40.0,
+    };
+    c.bench_function("ocr/region cold (chi_sim+eng, 3x)", |b| {
+        b.iter(|| {
+            ocr.clear_cache();
+            ocr.read(&relabeled.image, region, opts).unwrap()
+        })
+    });
+    c.bench_function("ocr/region cached", |b| {
+        b.iter(|| ocr.read(&relabeled.image, region, opts).unwrap())
+    });
+
+    let mut locator = Locator::new("chi_sim+eng").unwrap();
+    let rec = Recorded {
+        template: Some(tmpl.clone()),
+    };
+    let t = target();
+    c.bench_function("chain/unchanged screen (exact rung, warm)", |b| {
+        b.iter(|| locator.locate(&base, &t, &rec).unwrap())
+    });
+    c.bench_function("chain/relabeled screen (fuzzy OCR rung, warm)", |b| {
+        b.iter(|| locator.locate(&relabeled, &t, &rec).unwrap())
+    });
+    c.bench_function("chain/relabeled screen (fuzzy OCR rung, cold cache)", |b| {
+        b.iter(|| {
+            locator.ocr.clear_cache();
+            locator.locate(&relabeled, &t, &rec).unwrap()
+        })
+    });
+    let mut scene_ocr = OcrEngine::new("chi_sim+eng").unwrap();
+    c.bench_function("scene/window labels cold (whole window + each control)", |b| {
+        b.iter(|| {
+            scene_ocr.clear_cache();
+            Scene::new(&relabeled).window_labels(&mut scene_ocr).unwrap()
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);
