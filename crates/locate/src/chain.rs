@@ -1,4 +1,4 @@
-use crate::scene::{Scene, SceneCache, LINE_OCR, REGION_OCR};
+use crate::scene::{line_ocr, Scene, SceneCache, REGION_OCR};
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
 use crate::text::label_match;
 use crate::SeenLabel;
@@ -265,7 +265,7 @@ impl Locator {
                     hit.rect
                 };
                 scene
-                    .labels_in(&mut self.ocr, read_at, LINE_OCR)?
+                    .labels_in(&mut self.ocr, read_at, line_ocr(read_at.h))?
                     .iter()
                     .any(|l| label_match(t, &l.text) == Some(1.0))
             }
@@ -344,10 +344,11 @@ fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<C
                 return None;
             }
             let seen = l.role();
-            // Header cells, menu entries and labels are framed or not depending on the toolkit;
-            // only a field can never be what they mean.
+            // Header cells, menu entries and labels are framed or not depending on the toolkit,
+            // and a header cell looks like a field (a frame with text on the left): the pixels
+            // cannot contradict these roles, the text decides.
             let loose = matches!(role, Role::ColumnHeader | Role::Menu | Role::Label | Role::Text);
-            if loose && seen != Role::Field {
+            if loose {
                 return Some(Candidate {
                     rect: l.rect(),
                     text: l.text.clone(),

@@ -38,7 +38,7 @@ pub fn join_lines(words: &[Word], gap_factor: f64) -> Vec<Line> {
             let last = line.last().unwrap();
             let h = last.rect.h.max(w.rect.h) as f64;
             let gap = (w.rect.x - last.rect.right()) as f64;
-            if v_overlap(&last.rect, &w.rect) >= 0.5 && gap >= -h * 0.3 && gap <= h * gap_factor {
+            if v_overlap(&last.rect, &w.rect) >= 0.5 && gap >= -h && gap <= h * gap_factor {
                 line.push(w);
                 continue 'next;
             }

@@ -124,7 +124,12 @@ pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
 /// Fields are wide and their interior is mostly one flat colour with text (if any) on the left;
 /// buttons are shorter and carry centred text. Without OCR we only look at the ink's spread.
 fn guess_role(g: &GrayImage, r: Rect) -> Role {
-    let inner = r.inflate(-3);
+    // Much wider than tall: an input field (captions of buttons are short).
+    if r.w >= 4 * r.h {
+        return Role::Field;
+    }
+    // Skip the bevel: 2–3 px borders, scaled with the font.
+    let inner = r.inflate(-(4.max(r.h / 8)));
     if inner.w <= 0 || inner.h <= 0 {
         return Role::Any;
     }
