@@ -63,7 +63,9 @@ fn bench(c: &mut Criterion) {
     }
 
     let fp = Fingerprinter::new();
-    c.bench_function("vision/fingerprint window", |b| b.iter(|| fp.hash(&base.image)));
+    c.bench_function("vision/fingerprint window", |b| {
+        b.iter(|| fp.hash(&base.image))
+    });
     c.bench_function("vision/control boxes window", |b| {
         b.iter(|| find_control_boxes(&base.image))
     });
@@ -106,12 +108,17 @@ fn bench(c: &mut Criterion) {
         })
     });
     let mut scene_ocr = OcrEngine::new("chi_sim+eng").unwrap();
-    c.bench_function("scene/window labels cold (whole window + each control)", |b| {
-        b.iter(|| {
-            scene_ocr.clear_cache();
-            Scene::new(&relabeled).window_labels(&mut scene_ocr).unwrap()
-        })
-    });
+    c.bench_function(
+        "scene/window labels cold (whole window + each control)",
+        |b| {
+            b.iter(|| {
+                scene_ocr.clear_cache();
+                Scene::new(&relabeled)
+                    .window_labels(&mut scene_ocr)
+                    .unwrap()
+            })
+        },
+    );
 }
 
 criterion_group! {

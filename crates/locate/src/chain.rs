@@ -153,10 +153,13 @@ impl Locator {
 
         // 4. anchor: a stable label plus the recorded offset (or the field beside it).
         if let Some(near) = target.near.as_deref() {
-            let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+            let mut labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+            if !labels.iter().any(|l| label_match(near, &l.text).is_some()) {
+                labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
+            }
             let anchors: Vec<&SeenLabel> = labels
                 .iter()
-                .filter(|l| label_match(near, &l.text).is_some())
+                .filter(|l| label_match(near, &caption(&labels, l)).is_some() && !too_wide(l))
                 .collect();
             match anchors.as_slice() {
                 [a] => {
@@ -292,7 +295,12 @@ fn search_region(rec: Rect, role: Role) -> Rect {
 /// Turn text matches into candidates for a target of `target.role`. A framed control is
 /// matched by its whole caption (every text line inside it), so 删除全部 read as two lines is
 /// still 删除全部, never 删除.
-fn candidates(scene: &mut Scene, labels: &[SeenLabel], target: &Target, text: &str) -> Vec<Candidate> {
+fn candidates(
+    scene: &mut Scene,
+    labels: &[SeenLabel],
+    target: &Target,
+    text: &str,
+) -> Vec<Candidate> {
     labels
         .iter()
         .filter_map(|l| {
@@ -315,7 +323,11 @@ fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {
         .collect();
     parts.sort_by_key(|o| o.line.x);
     parts.dedup_by(|a, b| a.text == b.text);
-    parts.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ")
+    parts
+        .iter()
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A line box much wider than its characters explain holds text OCR did not return.
@@ -324,7 +336,13 @@ fn too_wide(l: &SeenLabel) -> bool {
     let expected: f64 = l
         .text
         .chars()
-        .map(|c| if (c as u32) >= 0x2E80 { 1.1 * h } else { 0.75 * h })
+        .map(|c| {
+            if (c as u32) >= 0x2E80 {
+                1.1 * h
+            } else {
+                0.75 * h
+            }
+        })
         .sum();
     l.line.w as f64 > 1.4 * expected + h
 }
@@ -347,7 +365,10 @@ fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<C
             // Header cells, menu entries and labels are framed or not depending on the toolkit,
             // and a header cell looks like a field (a frame with text on the left): the pixels
             // cannot contradict these roles, the text decides.
-            let loose = matches!(role, Role::ColumnHeader | Role::Menu | Role::Label | Role::Text);
+            let loose = matches!(
+                role,
+                Role::ColumnHeader | Role::Menu | Role::Label | Role::Text
+            );
             if loose {
                 return Some(Candidate {
                     rect: l.rect(),

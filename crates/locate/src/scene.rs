@@ -179,13 +179,37 @@ impl<'a> Scene<'a> {
                 continue;
             }
             let h = l.line.h.max(8);
-            let strip = Rect::new(l.line.x - h, l.line.y - h / 3, l.line.w + 2 * h, l.line.h + 2 * (h / 3));
+            let strip = Rect::new(
+                l.line.x - h,
+                l.line.y - h / 3,
+                l.line.w + 2 * h,
+                l.line.h + 2 * (h / 3),
+            );
             let again = ocr.read_lines(&self.frame.image, strip, line_ocr(strip.h * 2))?;
             if again.is_empty() {
                 out.push(l);
             } else {
                 out.extend(self.attach(again));
             }
+        }
+        // A field with no text read on its left: its label was missed entirely (sparse mode
+        // skips some short words). Read the strip where a label would be, as one line.
+        let fields: Vec<Rect> = self
+            .boxes()
+            .iter()
+            .filter(|b| b.role == Role::Field)
+            .map(|b| b.rect)
+            .collect();
+        for f in fields {
+            let strip = Rect::new(f.x - 240, f.y, 236, f.h);
+            if out
+                .iter()
+                .any(|l| l.control.is_none() && strip.contains(l.line.center()))
+            {
+                continue;
+            }
+            let found = ocr.read_lines(&self.frame.image, strip, line_ocr(f.h))?;
+            out.extend(self.attach(found));
         }
         Ok(out)
     }

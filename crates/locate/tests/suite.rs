@@ -35,11 +35,15 @@ fn load(dir: &Path, screen: &str) -> Option<Shot> {
     }
     let cap = ImageFileCapture::open(&png).unwrap();
     let frame = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
-    let g: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{screen}.geometry.json"))).unwrap())
-            .unwrap();
+    let g: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{screen}.geometry.json"))).unwrap(),
+    )
+    .unwrap();
     let controls = if screen == "confirm" {
-        g["dialogs"].as_array().unwrap().last().unwrap()["controls"].as_array().unwrap().clone()
+        g["dialogs"].as_array().unwrap().last().unwrap()["controls"]
+            .as_array()
+            .unwrap()
+            .clone()
     } else {
         g["controls"].as_array().unwrap().clone()
     };
@@ -97,7 +101,9 @@ fn run(lang: &str) {
             .filter(|c| !c["label"].as_str().unwrap().is_empty())
             .collect();
         for v in &variants {
-            let Some(shot) = load(&root.join(v), screen) else { continue };
+            let Some(shot) = load(&root.join(v), screen) else {
+                continue;
+            };
             let tally = table.entry(v.clone()).or_default();
             for t in &targets {
                 let screen_rect = rect(t);
@@ -115,7 +121,10 @@ fn run(lang: &str) {
                 let truth = same_control(&shot.controls, t).map(rect);
                 match (locator.locate(&shot.frame, &target, &rec), truth) {
                     (Ok(l), Some(truth)) if l.screen_box.iou(&truth) >= 0.5 => {
-                        *tally.hits.entry(l.strategy.as_str().to_string()).or_default() += 1;
+                        *tally
+                            .hits
+                            .entry(l.strategy.as_str().to_string())
+                            .or_default() += 1;
                     }
                     (Ok(l), _) => tally.wrong.push(format!(
                         "{name}: {:?} by {} but truth is {truth:?}",
@@ -124,7 +133,10 @@ fn run(lang: &str) {
                     )),
                     (Err(r), None) => {
                         assert!(
-                            matches!(r.error.code, ErrorCode::LocatorNotFound | ErrorCode::LocatorAmbiguous),
+                            matches!(
+                                r.error.code,
+                                ErrorCode::LocatorNotFound | ErrorCode::LocatorAmbiguous
+                            ),
                             "{name}: refused with {}",
                             r.error.code
                         );
@@ -159,7 +171,11 @@ fn run(lang: &str) {
         println!("WRONG {w}");
     }
     assert!(wrong.is_empty(), "{} wrong boxes", wrong.len());
-    assert!(missed.is_empty(), "{} targets not found on non-negative variants", missed.len());
+    assert!(
+        missed.is_empty(),
+        "{} targets not found on non-negative variants",
+        missed.len()
+    );
 }
 
 #[test]
@@ -170,4 +186,98 @@ fn every_target_zh() {
 #[test]
 fn every_target_en() {
     run("en");
+}
+
+/// The semantic rung: a flow recorded on the Chinese UI, run on the English one. No recorded
+/// box or crop, only the label: exact and fuzzy OCR cannot match 查询 to "Search"; the offline
+/// matcher's cross-language meanings can, and a decoy is still refused.
+#[test]
+fn chinese_targets_on_english_screens_resolve_semantically() {
+    let mut locator = Locator::new("chi_sim+eng").unwrap();
+    let mut semantic = 0;
+    for (screen, variant) in [
+        ("login", "baseline"),
+        ("main", "baseline"),
+        ("record", "baseline"),
+        ("main", "decoy"),
+        ("main", "relabeled"),
+    ] {
+        let zh = load(&shots().join("zh/baseline"), screen).unwrap();
+        let en = load(&shots().join("en").join(variant), screen).unwrap();
+        for t in zh.controls.iter().filter(|c| c["role"] == "button") {
+            let target = Target {
+                text: Some(t["label"].as_str().unwrap().to_string()),
+                role: Role::Button,
+                ..Target::default()
+            };
+            let name = format!("{screen}/{variant} '{}'", t["label"]);
+            match (
+                locator.locate(&en.frame, &target, &Recorded::default()),
+                same_control(&en.controls, t),
+            ) {
+                (Ok(l), Some(truth)) => {
+                    assert!(
+                        l.screen_box.iou(&rect(truth)) >= 0.5,
+                        "{name}: wrong box {:?}",
+                        l.screen_box
+                    );
+                    assert_eq!(l.strategy, Strategy::Semantic, "{name}");
+                    semantic += 1;
+                }
+                (Ok(l), None) => panic!("{name}: acted on {:?} where the control is gone", l.text),
+                (Err(r), Some(_)) => panic!("{name}: {}", r.error),
+                (Err(_), None) => {}
+            }
+        }
+    }
+    assert!(semantic >= 10, "only {semantic} semantic hits");
+}
+
+/// The anchor rung: a field given only as "the control at this offset from label X".
+#[test]
+fn fields_found_by_anchor_label_and_offset() {
+    let mut locator = Locator::new("chi_sim+eng").unwrap();
+    for lang in ["zh", "en"] {
+        let base = load(&shots().join(lang).join("baseline"), "record").unwrap();
+        for variant in [
+            "baseline",
+            "moved",
+            "relabeled",
+            "dark_theme",
+            "owner_drawn",
+        ] {
+            let shot = load(&shots().join(lang).join(variant), "record").unwrap();
+            for f in base.controls.iter().filter(|c| c["role"] == "field") {
+                // Recording: find the label on the baseline, keep the offset to the field.
+                let text = f["label"].as_str().unwrap().to_string();
+                let label_target = Target {
+                    text: Some(text.clone()),
+                    role: Role::Label,
+                    ..Target::default()
+                };
+                let lb = locator
+                    .locate(&base.frame, &label_target, &Recorded::default())
+                    .unwrap_or_else(|r| panic!("{lang} label {text}: {}", r.error))
+                    .screen_box;
+                let fr = rect(f);
+                let target = Target {
+                    near: Some(text),
+                    offset: Some((fr.center().x - lb.center().x, fr.center().y - lb.center().y)),
+                    role: Role::Field,
+                    ..Target::default()
+                };
+                let name = format!("{lang}/{variant} field right of '{}'", f["label"]);
+                let l = locator
+                    .locate(&shot.frame, &target, &Recorded::default())
+                    .unwrap_or_else(|r| panic!("{name}: {}", r.error));
+                let truth = rect(same_control(&shot.controls, f).unwrap());
+                assert!(
+                    l.screen_box.iou(&truth) >= 0.5,
+                    "{name}: {:?} vs {truth:?}",
+                    l.screen_box
+                );
+                assert_eq!(l.strategy, Strategy::Anchor, "{name}");
+            }
+        }
+    }
 }

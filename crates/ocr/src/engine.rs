@@ -58,12 +58,15 @@ impl OcrEngine {
     }
 
     fn init(&self) -> Result<Tesseract, MendError> {
-        Tesseract::new(None, Some(&self.langs)).map_err(|e| {
+        let t = Tesseract::new(None, Some(&self.langs)).map_err(|e| {
             ocr_err(format!(
                 "cannot start Tesseract with '{}': {e}. Install tesseract-ocr and the language data (tesseract-ocr-eng, tesseract-ocr-chi-sim).",
                 self.langs
             ))
-        })
+        })?;
+        // Tesseract prints page statistics on stderr for near-empty crops; keep the terminal clean.
+        t.set_variable("debug_file", "/dev/null")
+            .map_err(|e| ocr_err(format!("configure Tesseract: {e}")))
     }
 
     pub fn langs(&self) -> &str {
