@@ -1,6 +1,6 @@
 use crate::scene::{line_ocr, Scene, SceneCache, REGION_OCR};
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
-use crate::text::label_match;
+use crate::text::{label_match, normalize};
 use crate::SeenLabel;
 use image::RgbaImage;
 use mend_capture::Frame;
@@ -111,7 +111,7 @@ impl Locator {
                 let labels = scene
                     .labels_in(&mut self.ocr, region, REGION_OCR)
                     .map_err(ocr_err)?;
-                let cands = candidates(scene, &labels, target, text);
+                let cands = candidates(scene, &mut self.ocr, &labels, target, text);
                 seen_candidates.extend(cands.clone());
                 match decide(cands, target.recorded) {
                     Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
@@ -124,7 +124,7 @@ impl Locator {
                 if second_look {
                     labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
                 }
-                let cands = candidates(scene, &labels, target, text);
+                let cands = candidates(scene, &mut self.ocr, &labels, target, text);
                 seen_candidates.extend(cands.clone());
                 match decide(cands, target.recorded) {
                     Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
@@ -144,7 +144,7 @@ impl Locator {
                 })
                 .collect();
             if let Some((i, conf)) = self.semantic.choose(target, &seen).map_err(ocr_err)? {
-                if let Some(mut c) = resolve(scene, &seen[i], target.role, conf) {
+                if let Some(mut c) = resolve(scene, &mut self.ocr, &seen[i], target.role, conf) {
                     c.score = conf;
                     return Ok(answer(Strategy::Semantic, c));
                 }
@@ -251,30 +251,44 @@ impl Locator {
             .filter(|b| b.rect.contains(hit.rect.center()))
             .min_by_key(|b| b.rect.area())
             .map(|b| b.rect);
-        match framed {
-            Some(b) if b.iou(&hit.rect) >= 0.7 => {}
+        let found = match framed {
+            Some(b) if b.iou(&hit.rect) >= 0.7 => b,
             Some(_) => return Ok(None),
             None if target.role == Role::Field => return Ok(None),
-            None => {}
-        }
-        let text = target.text.clone().unwrap_or_default();
+            None => hit.rect,
+        };
+        let mut text = target.text.clone().unwrap_or_default();
         let agrees = match target.text.as_deref() {
             None => true,
             Some(t) => {
-                // A field's text is its label, to the left; a button's is inside it.
+                // A field's text is its label, to the left; a button's is inside it, and all
+                // of it counts (two lines 删除 + 全部 are one caption).
                 let read_at = if target.role == Role::Field {
-                    Rect::new(hit.rect.x - 260, hit.rect.y - 6, 260, hit.rect.h + 12)
+                    Rect::new(found.x - 260, found.y - 6, 260, found.h + 12)
                 } else {
-                    hit.rect
+                    found
                 };
-                scene
-                    .labels_in(&mut self.ocr, read_at, line_ocr(read_at.h))?
-                    .iter()
-                    .any(|l| label_match(t, &l.text) == Some(1.0))
+                let mut read = scene.labels_in(&mut self.ocr, read_at, line_ocr(read_at.h))?;
+                if target.role == Role::Field {
+                    read.retain(|l| label_match(t, &l.text) == Some(1.0));
+                    read.first().map(|l| text = l.text.clone()).is_some()
+                } else {
+                    read.sort_by_key(|l| l.line.x);
+                    let caption = read
+                        .iter()
+                        .map(|l| l.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let ok = label_match(t, &caption) == Some(1.0);
+                    if ok {
+                        text = caption;
+                    }
+                    ok
+                }
             }
         };
         Ok(agrees.then_some(Candidate {
-            rect: hit.rect,
+            rect: found,
             text,
             role: target.role,
             score: hit.score as f64,
@@ -297,6 +311,7 @@ fn search_region(rec: Rect, role: Role) -> Rect {
 /// still 删除全部, never 删除.
 fn candidates(
     scene: &mut Scene,
+    ocr: &mut OcrEngine,
     labels: &[SeenLabel],
     target: &Target,
     text: &str,
@@ -304,11 +319,15 @@ fn candidates(
     labels
         .iter()
         .filter_map(|l| {
-            let score = label_match(text, &caption(labels, l))?;
+            let whole = SeenLabel {
+                text: caption(labels, l),
+                ..l.clone()
+            };
+            let score = label_match(text, &whole.text)?;
             if too_wide(l) {
                 return None;
             }
-            resolve(scene, l, target.role, score)
+            resolve(scene, ocr, &whole, target.role, score)
         })
         .collect()
 }
@@ -349,7 +368,13 @@ fn too_wide(l: &SeenLabel) -> bool {
 
 /// The control a matched label stands for: the field beside it for a field target, the framed
 /// control around it otherwise. A role that contradicts what the pixels show is no candidate.
-fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<Candidate> {
+fn resolve(
+    scene: &mut Scene,
+    ocr: &mut OcrEngine,
+    l: &SeenLabel,
+    role: Role,
+    score: f64,
+) -> Option<Candidate> {
     match role {
         Role::Field => field_beside(scene, l.line).map(|rect| Candidate {
             rect,
@@ -358,8 +383,25 @@ fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<C
             score,
         }),
         _ => {
-            if scene.has_unread_ink(l.line, l.control.as_ref().map(|c| c.rect)) {
-                return None;
+            let mut shown = l.text.clone();
+            if let Some(extra) = scene.unread_ink(l.line, l.control.as_ref().map(|c| c.rect)) {
+                // Read the unread part on its own: a mnemonic or punctuation keeps the meaning
+                // (登录 + (L)); a word, or nothing legible, does not (删除 + 全部).
+                let more = ocr
+                    .read_lines(&scene.frame.image, extra, line_ocr(l.line.h * 2))
+                    .ok()?
+                    .into_iter()
+                    .map(|x| x.text)
+                    .collect::<String>();
+                let full = if extra.x >= l.line.x {
+                    format!("{}{more}", l.text)
+                } else {
+                    format!("{more}{}", l.text)
+                };
+                if more.is_empty() || normalize(&full) != normalize(&l.text) {
+                    return None;
+                }
+                shown = full;
             }
             let seen = l.role();
             // Header cells, menu entries and labels are framed or not depending on the toolkit,
@@ -372,7 +414,7 @@ fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<C
             if loose {
                 return Some(Candidate {
                     rect: l.rect(),
-                    text: l.text.clone(),
+                    text: shown.clone(),
                     role,
                     score,
                 });
@@ -384,14 +426,14 @@ fn resolve(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) -> Option<C
                 }
                 return Some(Candidate {
                     rect: l.rect(),
-                    text: l.text.clone(),
+                    text: shown.clone(),
                     role: seen,
                     score: score * 0.9,
                 });
             }
             Some(Candidate {
                 rect: l.rect(),
-                text: l.text.clone(),
+                text: shown.clone(),
                 role: seen,
                 score,
             })

@@ -8,10 +8,12 @@
 //! none is `LOCATOR_NOT_FOUND`, and both carry the candidates for the person who takes over.
 
 mod chain;
+mod change;
 mod scene;
 mod semantic;
 pub mod text;
 
 pub use chain::{Locator, Recorded, Refusal};
+pub use change::{ChangeReport, ElementBaseline, ElementChange, ScreenBaseline};
 pub use scene::{Scene, SceneCache, SeenLabel};
 pub use semantic::{OfflineMatcher, SemanticMatcher};

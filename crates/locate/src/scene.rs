@@ -217,19 +217,14 @@ impl<'a> Scene<'a> {
     /// Whether ink continues right next to a text line beyond what OCR returned for it: a
     /// caption with an unread part (删除全部 read as 删除 when 全部 fell under the confidence
     /// floor). Pixel evidence, independent of OCR confidence; a match with unread ink is no match.
-    pub fn has_unread_ink(&self, line: Rect, within: Option<Rect>) -> bool {
+    pub fn unread_ink(&self, line: Rect, within: Option<Rect>) -> Option<Rect> {
         let img = &self.frame.image;
         let h = line.h.max(6);
         let mut strip = Rect::new(line.x - 2 * h, line.y, line.w + 4 * h, line.h);
         if let Some(w) = within {
-            strip = match strip.intersect(&w.inflate(-3)) {
-                Some(r) => r,
-                None => return false,
-            };
+            strip = strip.intersect(&w.inflate(-3))?;
         }
-        let Some(strip) = strip.clamp_to(&self.bounds()) else {
-            return false;
-        };
+        let strip = strip.clamp_to(&self.bounds())?;
         let luma = |x: i32, y: i32| {
             let p = img.get_pixel(x as u32, y as u32).0;
             (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
@@ -259,6 +254,15 @@ impl<'a> Scene<'a> {
             }
             (last - from).abs()
         };
-        walk(line.right(), 1) > reach || walk(line.x - 1, -1) > reach
+        let (right, left) = (walk(line.right(), 1), walk(line.x - 1, -1));
+        let mut extra: Option<Rect> = None;
+        if right > reach {
+            extra = Some(Rect::new(line.right(), line.y - 2, right + 3, line.h + 4));
+        }
+        if left > reach {
+            let l = Rect::new(line.x - left - 3, line.y - 2, left + 3, line.h + 4);
+            extra = Some(extra.map_or(l, |e| e.union(&l)));
+        }
+        extra
     }
 }

@@ -281,3 +281,67 @@ fn fields_found_by_anchor_label_and_offset() {
         }
     }
 }
+
+/// Change detection: baseline against itself is the fast path; a moved, relabeled or removed
+/// button is reported as such, with the move in pixels.
+#[test]
+fn change_detection_names_what_changed() {
+    use mend_locate::{ElementChange, ScreenBaseline};
+    let mut locator = Locator::new("chi_sim+eng").unwrap();
+    let base = load(&shots().join("zh/baseline"), "main").unwrap();
+    let origin = base.frame.info.origin;
+    let search = base
+        .controls
+        .iter()
+        .find(|c| c["key"] == "search" && c["role"] == "button")
+        .unwrap();
+    let elements = vec![(
+        "查询".to_string(),
+        Role::Button,
+        rect(search).translate(-origin.x, -origin.y),
+    )];
+    let baseline = ScreenBaseline::record(&base.frame, &elements);
+
+    let same = load(&shots().join("zh/baseline"), "main").unwrap();
+    let r = baseline.compare(&mut locator, &same.frame);
+    assert!(r.unchanged, "{r:?}");
+
+    let moved = load(&shots().join("zh/moved"), "main").unwrap();
+    let r = baseline.compare(&mut locator, &moved.frame);
+    assert!(!r.unchanged);
+    let truth = rect(same_control(&moved.controls, search).unwrap());
+    let (want_dx, want_dy) = (
+        truth
+            .translate(-moved.frame.info.origin.x, -moved.frame.info.origin.y)
+            .center()
+            .x
+            - elements[0].2.center().x,
+        truth
+            .translate(-moved.frame.info.origin.x, -moved.frame.info.origin.y)
+            .center()
+            .y
+            - elements[0].2.center().y,
+    );
+    match &r.elements[0].1 {
+        ElementChange::Moved { dx, dy } => {
+            assert!(
+                (dx - want_dx).abs() <= 3 && (dy - want_dy).abs() <= 3,
+                "moved by {dx},{dy}, truth {want_dx},{want_dy}"
+            )
+        }
+        other => panic!("moved: {other:?}"),
+    }
+    assert!(r.layout_changed);
+
+    let relabeled = load(&shots().join("zh/relabeled"), "main").unwrap();
+    let r = baseline.compare(&mut locator, &relabeled.frame);
+    assert!(
+        matches!(&r.elements[0].1, ElementChange::TextChanged { to, .. } if to.starts_with("查询")),
+        "relabeled: {:?}",
+        r.elements
+    );
+
+    let removed = load(&shots().join("zh/removed"), "main").unwrap();
+    let r = baseline.compare(&mut locator, &removed.frame);
+    assert_eq!(r.elements[0].1, ElementChange::Missing);
+}
