@@ -21,6 +21,12 @@ fn target(text: &str, role: Role) -> Target {
 fn login_slice(lang: &str, variants: &[&str]) {
     let _desktop = Desktop::start().expect("desktop");
     let app = App::start(lang, variants, "login").expect("practice app");
+    log_in(&app, lang);
+}
+
+/// Type the user and password into their fields and press 登录/Login, each located on a fresh
+/// frame and guarded; then judge by the ledger, the app's screen and the window's fingerprint.
+fn log_in(app: &App, lang: &str) {
     let geometry = app.geometry().expect("geometry");
     let (user, pass, login) = if lang == "zh" {
         ("用户名", "密码", "登录")
@@ -145,4 +151,86 @@ fn login_zh_large_font() {
 #[test]
 fn login_zh_owner_drawn() {
     login_slice("zh", &["owner_drawn"]);
+}
+
+#[test]
+fn login_zh_large_font_150() {
+    login_slice("zh", &["large_font_150"]);
+}
+
+#[test]
+fn login_en_slow() {
+    login_slice("en", &["slow"]);
+}
+
+#[test]
+fn login_zh_moved_dark_relabeled() {
+    login_slice("zh", &["moved", "dark_theme", "relabeled"]);
+}
+
+/// An unexpected modal (会话即将过期) in front: the guard refuses input to the main window and
+/// nothing is typed; once the modal is handled (its 确定 located and clicked in its own window),
+/// the login goes through.
+#[test]
+fn popup_in_front_blocks_input_until_handled() {
+    let _desktop = Desktop::start().expect("desktop");
+    // Seed 1: the popup follows the first screen, 200 ms after start.
+    let app = App::start("zh", &["popup"], "login").expect("practice app");
+    let capture = XcapCapture;
+    let popup_q = WindowQuery::title("提示").unwrap();
+    mend_testkit::wait_for(Duration::from_secs(10), || {
+        capture.find_window(&popup_q).ok()
+    })
+    .expect("the popup appears");
+    let main_q = WindowQuery::title(&app.title).unwrap();
+    let mut locator = Locator::new("chi_sim+eng").unwrap();
+    let frame = capture.capture(&main_q).unwrap();
+    // The modal covers the login form: the field either cannot be seen (a refusal) or, if it
+    // can, the guard refuses — either way nothing is typed.
+    if let Err(r) = locator.locate(&frame, &target("用户名", Role::Field), &Recorded::default())
+    {
+        assert!(matches!(
+            r.error.code,
+            mend_model::ErrorCode::LocatorNotFound | mend_model::ErrorCode::LocatorAmbiguous
+        ));
+    }
+    let guard = Guard::new(vec![WindowRule::title(&app.title).unwrap()]);
+    let refused = guard
+        .check(
+            capture.foreground().unwrap().as_ref(),
+            frame.info.window.as_ref().unwrap(),
+        )
+        .unwrap_err();
+    assert_eq!(refused.code, mend_model::ErrorCode::WindowBlocked);
+    assert!(app.ledger().is_empty());
+
+    // The interrupt handler's job, by hand: 确定 in the popup's own window.
+    let pf = capture.capture(&popup_q).unwrap();
+    let ok = locator
+        .locate(&pf, &target("确定", Role::Button), &Recorded::default())
+        .expect("确定 on the popup");
+    let popup_guard = Guard::new(vec![WindowRule::title("提示").unwrap()]);
+    popup_guard
+        .check(
+            capture.foreground().unwrap().as_ref(),
+            pf.info.window.as_ref().unwrap(),
+        )
+        .expect("the popup is in front");
+    EnigoInput::new()
+        .unwrap()
+        .perform(&Action::click(ok.screen_box.center()))
+        .unwrap();
+    mend_testkit::wait_for(Duration::from_secs(5), || {
+        capture.find_window(&popup_q).is_err().then_some(())
+    })
+    .expect("the popup closes");
+    mend_testkit::wait_for(Duration::from_secs(5), || {
+        capture
+            .foreground()
+            .ok()
+            .flatten()
+            .filter(|w| w.title == app.title)
+    })
+    .expect("focus returns to the main window");
+    log_in(&app, "zh");
 }

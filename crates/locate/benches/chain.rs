@@ -7,7 +7,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use image::RgbaImage;
 use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery, XcapCapture};
 use mend_locate::{Locator, Recorded, Scene};
-use mend_model::{Rect, Role, Target};
+use mend_model::{Rect, Role, Strategy, Target};
 use mend_ocr::{OcrEngine, OcrOptions};
 use mend_vision::{find_control_boxes, find_template, Fingerprinter, SCALES};
 use std::path::PathBuf;
@@ -95,18 +95,42 @@ fn bench(c: &mut Criterion) {
         template: Some(tmpl.clone()),
     };
     let t = target();
-    c.bench_function("chain/unchanged screen (exact rung, warm)", |b| {
-        b.iter(|| locator.locate(&base, &t, &rec).unwrap())
-    });
-    c.bench_function("chain/relabeled screen (fuzzy OCR rung, warm)", |b| {
-        b.iter(|| locator.locate(&relabeled, &t, &rec).unwrap())
-    });
-    c.bench_function("chain/relabeled screen (fuzzy OCR rung, cold cache)", |b| {
-        b.iter(|| {
-            locator.ocr.clear_cache();
-            locator.locate(&relabeled, &t, &rec).unwrap()
-        })
-    });
+    let moved = shot("moved");
+    let no_crop = Recorded::default();
+    // Each case states the rung it exercises, and the bench checks it.
+    let cases: [(&str, &Frame, &Recorded, Strategy); 3] = [
+        (
+            "chain/unchanged screen, exact rung",
+            &base,
+            &rec,
+            Strategy::Exact,
+        ),
+        (
+            "chain/moved screen, exact rung (template search)",
+            &moved,
+            &rec,
+            Strategy::Exact,
+        ),
+        (
+            "chain/relabeled screen, fuzzy OCR rung (no crop)",
+            &relabeled,
+            &no_crop,
+            Strategy::FuzzyOcr,
+        ),
+    ];
+    for (name, frame, r, want) in cases {
+        let got = locator.locate(frame, &t, r).unwrap().strategy;
+        assert_eq!(got, want, "{name}");
+        c.bench_function(&format!("{name}, warm"), |b| {
+            b.iter(|| locator.locate(frame, &t, r).unwrap())
+        });
+        c.bench_function(&format!("{name}, cold caches"), |b| {
+            b.iter(|| {
+                locator.clear_caches();
+                locator.locate(frame, &t, r).unwrap()
+            })
+        });
+    }
     let mut scene_ocr = OcrEngine::new("chi_sim+eng").unwrap();
     c.bench_function(
         "scene/window labels cold (whole window + each control)",

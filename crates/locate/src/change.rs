@@ -9,7 +9,7 @@ use crate::{Locator, Recorded};
 use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Rect, Role, Target};
-use mend_vision::{find_control_boxes, Fingerprint, Fingerprinter};
+use mend_vision::{find_control_boxes, pixel_diff, Fingerprint, Fingerprinter};
 use serde::{Deserialize, Serialize};
 
 /// Bits of dHash distance still counted as "the same picture" (anti-aliasing, a caret).
@@ -76,19 +76,6 @@ fn crop(img: &RgbaImage, r: Rect) -> RgbaImage {
     image::imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image()
 }
 
-fn mean_abs_diff(a: &RgbaImage, b: &RgbaImage) -> f64 {
-    if a.dimensions() != b.dimensions() {
-        return f64::MAX;
-    }
-    let sum: u64 = a
-        .as_raw()
-        .iter()
-        .zip(b.as_raw())
-        .map(|(x, y)| x.abs_diff(*y) as u64)
-        .sum();
-    sum as f64 / a.as_raw().len().max(1) as f64
-}
-
 fn layout_of(img: &RgbaImage) -> Vec<Rect> {
     let mut l: Vec<Rect> = find_control_boxes(img)
         .into_iter()
@@ -133,7 +120,7 @@ impl ScreenBaseline {
             .elements
             .iter()
             .zip(&self.crops)
-            .all(|(e, c)| mean_abs_diff(c, &crop(img, e.rect)) < 2.0);
+            .all(|(e, c)| pixel_diff(c, &crop(img, e.rect)) < 2.0);
         if same_size && elements_same && fp.hash(img).distance(&self.window) <= SAME {
             return ChangeReport {
                 unchanged: true,
@@ -163,7 +150,7 @@ impl ScreenBaseline {
                 let same_pixels = self
                     .crops
                     .get(i)
-                    .is_some_and(|c| mean_abs_diff(c, &crop(img, e.rect)) < 2.0);
+                    .is_some_and(|c| pixel_diff(c, &crop(img, e.rect)) < 2.0);
                 if here.is_some_and(|h| h.distance(&e.neighbourhood) <= SAME) && same_pixels {
                     return (e.text.clone(), ElementChange::Unchanged);
                 }

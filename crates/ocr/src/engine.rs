@@ -90,18 +90,27 @@ impl OcrEngine {
         region: Rect,
         opts: OcrOptions,
     ) -> Result<Vec<Word>, MendError> {
-        let Some((prepared, r)) = prepare(img, region, opts.scale) else {
+        let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+        let Some(r) = region.clamp_to(&bounds) else {
             return Ok(Vec::new());
         };
+        // Keyed by the raw pixels read, before preprocessing: a cache hit costs one hash of
+        // the crop, not an upscale.
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (prepared.width(), prepared.height(), opts.psm, &self.langs).hash(&mut h);
-        prepared.as_raw().hash(&mut h);
+        (r.w, r.h, opts.scale, opts.psm, &self.langs).hash(&mut h);
+        for y in r.y..r.bottom() {
+            let start = ((y as u32 * img.width() + r.x as u32) * 4) as usize;
+            img.as_raw()[start..start + r.w as usize * 4].hash(&mut h);
+        }
         let key = h.finish();
         let words = if let Some(ws) = self.cache.get(&key) {
             self.hits += 1;
             ws.clone()
         } else {
             self.misses += 1;
+            let Some((prepared, _)) = prepare(img, r, opts.scale) else {
+                return Ok(Vec::new());
+            };
             let ws = self.recognize(&prepared, opts)?;
             if self.order.len() >= CACHE_CAP {
                 if let Some(old) = self.order.pop_front() {

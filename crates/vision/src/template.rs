@@ -21,7 +21,84 @@ fn to_gray(img: &RgbaImage) -> GrayImage {
     DynamicImage::ImageRgba8(img.clone()).to_luma8()
 }
 
-/// Best match of `template` inside `region` of `img` over `scales`.
+/// Mean absolute difference per channel byte (0–255) of two same-sized images; `f64::MAX`
+/// when the sizes differ. Below ~2 the pixels are the same (anti-aliasing aside).
+pub fn pixel_diff(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    if a.dimensions() != b.dimensions() {
+        return f64::MAX;
+    }
+    let sum: u64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| x.abs_diff(*y) as u64)
+        .sum();
+    sum as f64 / a.as_raw().len().max(1) as f64
+}
+
+/// `imageproc`'s normalised cross-correlation at one placement (same formula, so scores
+/// from the exhaustive and the refined search compare).
+fn ncc_at(area: &GrayImage, t: &GrayImage, x: u32, y: u32) -> f32 {
+    let (mut it, mut ii, mut tt) = (0f64, 0f64, 0f64);
+    for ty in 0..t.height() {
+        for tx in 0..t.width() {
+            let a = area.get_pixel(x + tx, y + ty).0[0] as f64;
+            let b = t.get_pixel(tx, ty).0[0] as f64;
+            it += a * b;
+            ii += a * a;
+            tt += b * b;
+        }
+    }
+    let d = (ii * tt).sqrt();
+    if d == 0.0 {
+        0.0
+    } else {
+        (it / d) as f32
+    }
+}
+
+/// Coarse to fine: the exhaustive search on half-size copies (16× fewer operations), then the
+/// full-size score in ±3 px around the coarse peak.
+fn search(area: &GrayImage, t: &GrayImage) -> (u32, u32, f32) {
+    let (aw, ah, tw, th) = (area.width(), area.height(), t.width(), t.height());
+    let (cx, cy) = if tw >= 24 && th >= 16 {
+        let half = |g: &GrayImage| {
+            imageops::resize(
+                g,
+                g.width() / 2,
+                g.height() / 2,
+                imageops::FilterType::Triangle,
+            )
+        };
+        let scores = match_template(
+            &half(area),
+            &half(t),
+            MatchTemplateMethod::CrossCorrelationNormalized,
+        );
+        let loc = find_extremes(&scores).max_value_location;
+        (loc.0 * 2, loc.1 * 2)
+    } else {
+        let scores = match_template(area, t, MatchTemplateMethod::CrossCorrelationNormalized);
+        let loc = find_extremes(&scores).max_value_location;
+        return (loc.0, loc.1, ncc_at(area, t, loc.0, loc.1));
+    };
+    let mut best = (cx, cy, f32::MIN);
+    for y in cy.saturating_sub(3)..=(cy + 3).min(ah - th) {
+        for x in cx.saturating_sub(3)..=(cx + 3).min(aw - tw) {
+            let s = ncc_at(area, t, x, y);
+            if s > best.2 {
+                best = (x, y, s);
+            }
+        }
+    }
+    best
+}
+
+/// Score from which the control is taken to be exactly where it was, skipping the search.
+const IN_PLACE: f32 = 0.985;
+
+/// Best match of `template` inside `region` of `img` over `scales`. The recorded place at
+/// scale 1 is tried first: on an unchanged screen that single placement answers.
 pub fn find_template(
     img: &RgbaImage,
     template: &RgbaImage,
@@ -34,11 +111,24 @@ pub fn find_template(
         &imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image(),
     );
     let tmpl = to_gray(template);
+    let (tw0, th0) = (tmpl.width(), tmpl.height());
+    // The region is the recorded box grown evenly, so "in place" is its centre.
+    if tw0 <= area.width() && th0 <= area.height() {
+        let (x, y) = ((area.width() - tw0) / 2, (area.height() - th0) / 2);
+        let s = ncc_at(&area, &tmpl, x, y);
+        if s >= IN_PLACE {
+            return Some(TemplateHit {
+                rect: Rect::new(r.x + x as i32, r.y + y as i32, tw0 as i32, th0 as i32),
+                score: s,
+                scale: 1.0,
+            });
+        }
+    }
     let mut best: Option<TemplateHit> = None;
     for &s in scales {
         let (tw, th) = (
-            (tmpl.width() as f32 * s).round() as u32,
-            (tmpl.height() as f32 * s).round() as u32,
+            (tw0 as f32 * s).round() as u32,
+            (th0 as f32 * s).round() as u32,
         );
         if tw < 4 || th < 4 || tw > area.width() || th > area.height() {
             continue;
@@ -48,17 +138,10 @@ pub fn find_template(
         } else {
             imageops::resize(&tmpl, tw, th, imageops::FilterType::Triangle)
         };
-        let scores = match_template(&area, &t, MatchTemplateMethod::CrossCorrelationNormalized);
-        let ex = find_extremes(&scores);
-        let score = ex.max_value;
+        let (x, y, score) = search(&area, &t);
         if best.is_none_or(|b| score > b.score) {
             best = Some(TemplateHit {
-                rect: Rect::new(
-                    r.x + ex.max_value_location.0 as i32,
-                    r.y + ex.max_value_location.1 as i32,
-                    tw as i32,
-                    th as i32,
-                ),
+                rect: Rect::new(r.x + x as i32, r.y + y as i32, tw as i32, th as i32),
                 score,
                 scale: s,
             });
