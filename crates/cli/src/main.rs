@@ -4,6 +4,7 @@
 mod act;
 mod inspect;
 mod target;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use mend_model::{ErrorCode, MendError};
@@ -32,6 +33,8 @@ enum Cmd {
     Inspect(inspect::InspectArgs),
     /// Capture a window to a PNG (plus a JSON sidecar with the frame geometry).
     Capture(inspect::CaptureArgs),
+    /// Check a flow file; errors give file:line:col and what to change (exit 2).
+    Validate(validate::ValidateArgs),
 }
 
 /// Map a coded failure to an exit code: bad input is 2, everything else the engine refuses is 1.
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Cmd::Type(a) => act::run_type(a),
         Cmd::Inspect(a) => inspect::run_inspect(a),
         Cmd::Capture(a) => inspect::run_capture(a),
+        Cmd::Validate(a) => validate::run_validate(a),
     };
     match result {
         Ok(code) => code,

@@ -5,11 +5,16 @@
 //! boxes are in the frame's own pixels, and `FrameInfo::to_screen` is the only way to screen pixels.
 
 mod error;
+mod flow;
 mod frame;
 mod geometry;
 mod locate;
 
 pub use error::{ErrorCode, MendError};
+pub use flow::{
+    parse_flow, references, Action as FlowAction, Check, Flow, Interrupt, Risk, Step, TargetSpec,
+    WindowSpec, FLOW_VERSION,
+};
 pub use frame::{FrameInfo, WindowInfo};
 pub use geometry::{Point, Rect};
 pub use locate::{Candidate, Located, Role, Strategy, Target};

@@ -1,0 +1,70 @@
+//! `mend validate`: the sample flows are valid; every file of the malformed corpus is
+//! FLOW_INVALID with file:line:col, exit 2, and no panic.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn flows() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/flows")
+}
+
+fn validate(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .arg("validate")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sample_flows_are_valid() {
+    let dir = flows();
+    for f in ["login_edit_save.toml", "delete_with_confirm.toml"] {
+        let (code, out, err) = validate(&[dir.join(f).to_str().unwrap()]);
+        assert_eq!(code, 0, "{f}: {err}");
+        assert!(out.contains("valid"), "{out}");
+    }
+    // The work-list flow needs its data file for ${name}, ${phone}, ${balance}.
+    let wl = dir.join("new_customers.toml");
+    let (code, _, err) = validate(&[wl.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("${name}") && err.contains("--data"), "{err}");
+    let (code, _, err) = validate(&[
+        wl.to_str().unwrap(),
+        "--data",
+        dir.join("customers.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn every_malformed_flow_is_flow_invalid_with_a_position() {
+    let mut n = 0;
+    for e in std::fs::read_dir(flows().join("invalid")).unwrap() {
+        let p = e.unwrap().path();
+        let (code, _, err) = validate(&[p.to_str().unwrap()]);
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains("FLOW_INVALID"), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        if name != "not_utf8.toml" {
+            let pos = regex_like_position(&err, &name);
+            assert!(pos, "{name}: no file:line:col in '{err}'");
+        }
+        n += 1;
+    }
+    assert!(n >= 14, "corpus has {n} files");
+}
+
+/// "<path>/name.toml:L:C:" somewhere in the message.
+fn regex_like_position(err: &str, name: &str) -> bool {
+    err.split(name).skip(1).any(|rest| {
+        let mut parts = rest.trim_start_matches(':').splitn(3, ':');
+        matches!((parts.next(), parts.next()), (Some(l), Some(c)) if l.parse::<u32>().is_ok() && c.parse::<u32>().is_ok())
+    })
+}

@@ -1,0 +1,427 @@
+//! The flow file: TOML, one `[[step]]` table per step, so a flow reads top to bottom and diffs
+//! line by line. Parsing is strict (unknown keys are errors) and every failure is `FLOW_INVALID`
+//! with `line:col` and what to change — a malformed flow never panics and never runs.
+//! The format is documented in docs/flow-format.md.
+
+use crate::{ErrorCode, MendError, Rect, Role};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+
+pub const FLOW_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    pub version: u32,
+    pub name: String,
+    pub window: WindowSpec,
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+    #[serde(default, rename = "interrupt")]
+    pub interrupts: Vec<Interrupt>,
+    #[serde(rename = "step")]
+    pub steps: Vec<Step>,
+}
+
+/// The application the flow drives, and every window it may send input to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSpec {
+    /// Anchored regex of the main window's title.
+    pub title: String,
+    #[serde(default)]
+    pub class: Option<String>,
+    /// Further window titles (dialogs) input may go to. The main title is always allowed.
+    #[serde(default)]
+    pub allow: Vec<String>,
+}
+
+/// "When a window like 会话即将过期 appears, click 确定": checked between steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interrupt {
+    /// Title (anchored regex) of the window that interrupts.
+    pub window: String,
+    /// The button that dismisses it.
+    pub click: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    #[default]
+    Read,
+    Write,
+    Irreversible,
+}
+
+/// A target as written in a flow: what the locator needs, plus the recorded crop's file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub near: Option<String>,
+    #[serde(default)]
+    pub offset: Option<[i32; 2]>,
+    /// Window pixels where it was recorded.
+    #[serde(default)]
+    pub recorded: Option<Rect>,
+    /// Template crop, relative to the flow file's folder.
+    #[serde(default)]
+    pub crop: Option<String>,
+    #[serde(default)]
+    pub context: Option<String>,
+    /// Title of the window the target is in, when not the main window (a dialog).
+    #[serde(default)]
+    pub window: Option<String>,
+}
+
+/// A condition on the screen: assertions, waits and verify conditions all use it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum Check {
+    Exists(TargetSpec),
+    NotExists(TargetSpec),
+    WindowTitle(String),
+    /// The text read at the target matches this regex.
+    TextMatches {
+        target: TargetSpec,
+        pattern: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum Action {
+    Focus,
+    Click,
+    DoubleClick,
+    RightClick,
+    Type,
+    Key,
+    Scroll,
+    Drag,
+    WaitFor,
+    Assert,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    #[serde(default)]
+    pub id: Option<String>,
+    pub action: Action,
+    #[serde(default)]
+    pub target: Option<TargetSpec>,
+    /// For `type`: the text (may hold `${var}` and `${secret:NAME}`).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// For `key`: "Return", "ctrl+a".
+    #[serde(default)]
+    pub keys: Option<String>,
+    /// For `scroll`: lines (negative = up).
+    #[serde(default)]
+    pub lines: Option<i32>,
+    /// For `drag`: where to drop.
+    #[serde(default)]
+    pub to: Option<TargetSpec>,
+    /// For `wait_for` and `assert`; after any action, checked once it settled.
+    #[serde(default)]
+    pub check: Vec<Check>,
+    #[serde(default)]
+    pub risk: Risk,
+    /// How to tell this step already took effect: what makes resume safe.
+    #[serde(default)]
+    pub verify: Option<Check>,
+    /// Steps that undo this one, run in reverse on abort.
+    #[serde(default)]
+    pub compensation: Vec<Step>,
+    /// Per-step timeout for the screen to settle, milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+fn line_col(src: &str, byte: usize) -> (usize, usize) {
+    let before = &src[..byte.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Where the n-th `[[step]]` header is (1-based line), for errors found after parsing.
+fn step_line(src: &str, n: usize) -> usize {
+    src.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("[[step]]"))
+        .nth(n)
+        .map_or(1, |(i, _)| i + 1)
+}
+
+fn invalid(name: &str, line: usize, col: usize, msg: impl std::fmt::Display) -> MendError {
+    MendError::new(
+        ErrorCode::FlowInvalid,
+        format!("{name}:{line}:{col}: {msg}"),
+    )
+}
+
+/// `${name}` and `${secret:NAME}` references in a text.
+pub fn references(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i + 2..];
+        match after.find('}') {
+            Some(j) => {
+                out.push(&after[..j]);
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push(after);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Parse and validate a flow. `name` is used in messages (the file name).
+/// `columns` are the data-row columns available as `${name}` (from `--data`), if any.
+pub fn parse_flow(name: &str, src: &str, columns: &[String]) -> Result<Flow, MendError> {
+    let flow: Flow = toml::from_str(src).map_err(|e| {
+        let (l, c) = e.span().map_or((1, 1), |s| line_col(src, s.start));
+        invalid(name, l, c, e.message().trim())
+    })?;
+    if flow.version != FLOW_VERSION {
+        let (l, c) = src.find("version").map_or((1, 1), |b| line_col(src, b));
+        return Err(invalid(
+            name,
+            l,
+            c,
+            format!(
+                "version {} is not supported; this Mend reads version {FLOW_VERSION}",
+                flow.version
+            ),
+        ));
+    }
+    if flow.steps.is_empty() {
+        return Err(invalid(name, 1, 1, "the flow has no [[step]]"));
+    }
+    let mut ids = HashSet::new();
+    for (i, step) in flow.steps.iter().enumerate() {
+        let at =
+            |msg: String| invalid(name, step_line(src, i), 1, format!("step {}: {msg}", i + 1));
+        if let Some(id) = &step.id {
+            if !ids.insert(id.clone()) {
+                return Err(at(format!(
+                    "id '{id}' is used twice; step ids must be unique"
+                )));
+            }
+        }
+        check_step(step, &flow.vars, columns).map_err(at)?;
+    }
+    for re in std::iter::once(&flow.window.title).chain(&flow.window.allow) {
+        if regex_lite_check(re).is_err() {
+            return Err(invalid(
+                name,
+                1,
+                1,
+                format!("window pattern '{re}' has unbalanced brackets"),
+            ));
+        }
+    }
+    Ok(flow)
+}
+
+/// Bracket balance only: the capture crate compiles the regex and reports its own errors.
+fn regex_lite_check(p: &str) -> Result<(), ()> {
+    let mut depth = 0i32;
+    for c in p.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return Err(());
+        }
+    }
+    (depth == 0).then_some(()).ok_or(())
+}
+
+fn check_target(t: &TargetSpec, what: &str) -> Result<(), String> {
+    if t.text.is_none() && t.near.is_none() {
+        return Err(format!("{what} needs `text` or `near`"));
+    }
+    if let Some(r) = &t.role {
+        if Role::parse(r).is_none() {
+            return Err(format!(
+                "{what}: role '{r}' is not a role; use button, field, label, text, menu, column_header, row, table or any"
+            ));
+        }
+    }
+    if t.offset.is_some() && t.near.is_none() {
+        return Err(format!("{what}: `offset` needs `near`"));
+    }
+    Ok(())
+}
+
+fn check_check(c: &Check) -> Result<(), String> {
+    match c {
+        Check::Exists(t) | Check::NotExists(t) => check_target(t, "the check's target"),
+        Check::WindowTitle(p) if p.is_empty() => Err("window_title is empty".into()),
+        Check::WindowTitle(_) => Ok(()),
+        Check::TextMatches { target, pattern } => {
+            check_target(target, "text_matches' target")?;
+            if pattern.is_empty() {
+                return Err("text_matches has an empty pattern".into());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_step(s: &Step, vars: &BTreeMap<String, String>, columns: &[String]) -> Result<(), String> {
+    let needs_target = matches!(
+        s.action,
+        Action::Click
+            | Action::DoubleClick
+            | Action::RightClick
+            | Action::Type
+            | Action::Drag
+            | Action::Scroll
+    );
+    match (&s.target, needs_target) {
+        (None, true) => return Err(format!("{:?} needs a `target`", s.action).to_lowercase()),
+        (Some(t), _) => check_target(t, "target")?,
+        _ => {}
+    }
+    match s.action {
+        Action::Type if s.text.is_none() => return Err("type needs `text`".into()),
+        Action::Key if s.keys.is_none() => {
+            return Err("key needs `keys` (\"Return\", \"ctrl+a\")".into())
+        }
+        Action::Drag if s.to.is_none() => return Err("drag needs `to`".into()),
+        Action::WaitFor | Action::Assert if s.check.is_empty() => {
+            return Err("wait_for and assert need at least one `check`".into())
+        }
+        _ => {}
+    }
+    if let Some(t) = &s.to {
+        check_target(t, "to")?;
+    }
+    for c in s.check.iter().chain(s.verify.iter()) {
+        check_check(c)?;
+    }
+    if let Some(text) = &s.text {
+        for r in references(text) {
+            if let Some(secret) = r.strip_prefix("secret:") {
+                if secret.is_empty() {
+                    return Err("`${secret:}` names no secret".into());
+                }
+            } else if !vars.contains_key(r) && !columns.iter().any(|c| c == r) {
+                return Err(format!(
+                    "`${{{r}}}` is not defined: add it under [vars], pass --var {r}=…, or give a --data file with a '{r}' column"
+                ));
+            }
+        }
+    }
+    for (i, c) in s.compensation.iter().enumerate() {
+        check_step(c, vars, columns).map_err(|e| format!("compensation {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+version = 1
+name = "log in"
+
+[window]
+title = "客户管理系统"
+
+[vars]
+user = "admin"
+
+[[step]]
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "${user}"
+
+[[step]]
+action = "click"
+target = { text = "登录", role = "button" }
+risk = "write"
+verify = { exists = { text = "查询", role = "button" } }
+"#;
+
+    #[test]
+    fn a_good_flow_parses() {
+        let f = parse_flow("f.toml", GOOD, &[]).unwrap();
+        assert_eq!(f.steps.len(), 2);
+        assert_eq!(f.steps[1].risk, Risk::Write);
+    }
+
+    #[test]
+    fn errors_carry_line_and_column() {
+        let bad = GOOD.replace("action = \"click\"", "acton = \"click\"");
+        let e = parse_flow("f.toml", &bad, &[]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FlowInvalid);
+        assert!(
+            e.message.starts_with("f.toml:17:1: unknown field `acton`"),
+            "{}",
+            e.message
+        );
+
+        let undefined = GOOD.replace("${user}", "${who}");
+        let e = parse_flow("f.toml", &undefined, &[]).unwrap_err();
+        assert!(
+            e.message.starts_with("f.toml:11:1: step 1:"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("--var who="), "{}", e.message);
+        assert!(parse_flow("f.toml", &undefined, &["who".into()]).is_ok());
+    }
+
+    #[test]
+    fn references_are_found() {
+        assert_eq!(references("a ${x} b ${secret:PW}"), vec!["x", "secret:PW"]);
+        assert_eq!(references("${open"), vec!["open"]);
+    }
+}
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    /// Every prefix of a valid flow, and every single-byte corruption of it, parses or is
+    /// FLOW_INVALID: never a panic. (The cheap, always-on cousin of a fuzz target.)
+    #[test]
+    fn truncated_and_corrupted_flows_never_panic() {
+        let src = include_str!("../../../fixtures/flows/login_edit_save.toml");
+        for (i, _) in src.char_indices() {
+            if let Err(e) = parse_flow("f", &src[..i], &[]) {
+                assert_eq!(e.code, ErrorCode::FlowInvalid);
+            }
+        }
+        let bytes = src.as_bytes();
+        for i in (0..bytes.len()).step_by(7) {
+            for b in [b'"', b'[', b'=', b'\n', b'}', b'{', b'$'] {
+                let mut m = bytes.to_vec();
+                m[i] = b;
+                if let Ok(s) = String::from_utf8(m) {
+                    if let Err(e) = parse_flow("f", &s, &[]) {
+                        assert_eq!(e.code, ErrorCode::FlowInvalid);
+                    }
+                }
+            }
+        }
+    }
+}
