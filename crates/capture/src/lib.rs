@@ -6,14 +6,13 @@
 //! Tk and xcalc windows report no pid (STACK-NOTES).
 
 mod file;
-mod query;
 mod xcap_backend;
 
 pub use file::{save_frame, ImageFileCapture};
-pub use query::WindowQuery;
 pub use xcap_backend::XcapCapture;
 
 use image::RgbaImage;
+pub use mend_model::WindowQuery;
 use mend_model::{ErrorCode, FrameInfo, MendError, WindowInfo};
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -1,7 +1,7 @@
 use crate::target::{locate, TargetArgs};
 use clap::Args;
 use mend_capture::{Capture, XcapCapture};
-use mend_input::{Action, EnigoInput, Guard, Input, WindowRule};
+use mend_input::{Action, EnigoInput, Guard, Input};
 use mend_model::{ErrorCode, Located, MendError};
 use std::process::ExitCode;
 
@@ -36,7 +36,7 @@ fn locate_guarded(t: &TargetArgs) -> Result<Located, MendError> {
         .window
         .as_ref()
         .ok_or_else(|| MendError::new(ErrorCode::WindowNotFound, "the frame has no window"))?;
-    let guard = Guard::new(vec![WindowRule::title(&t.window)?]);
+    let guard = Guard::new(vec![t.query()?]);
     let foreground = XcapCapture.foreground()?;
     guard.check(foreground.as_ref(), window)?;
     Ok(located)

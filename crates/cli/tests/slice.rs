@@ -3,7 +3,7 @@
 //! its true geometry and a perceptual hash of the window before and after.
 
 use mend_capture::{Capture, WindowQuery, XcapCapture};
-use mend_input::{Action, EnigoInput, Guard, Input, WindowRule};
+use mend_input::{Action, EnigoInput, Guard, Input};
 use mend_locate::{Locator, Recorded};
 use mend_model::{Role, Target};
 use mend_testkit::{App, Desktop};
@@ -34,7 +34,7 @@ fn log_in(app: &App, lang: &str) {
         ("User name", "Password", "Login")
     };
     let query = WindowQuery::title(&app.title).unwrap();
-    let guard = Guard::new(vec![WindowRule::title(&app.title).unwrap()]);
+    let guard = Guard::new(vec![WindowQuery::title(&app.title).unwrap()]);
     let capture = XcapCapture;
     let mut locator = Locator::new("chi_sim+eng").expect("tesseract");
     let mut input = EnigoInput::new().expect("enigo");
@@ -92,7 +92,7 @@ fn log_in(app: &App, lang: &str) {
     }
 
     let ledger = app
-        .wait_ledger(1, Duration::from_secs(10))
+        .wait_ledger(1, Duration::from_secs(30))
         .expect("a login in the ledger");
     assert_eq!(ledger.len(), 1, "exactly one side effect: {ledger:?}");
     assert_eq!(ledger[0]["op"], "login");
@@ -100,10 +100,10 @@ fn log_in(app: &App, lang: &str) {
     assert!(!std::fs::read_to_string(&app.ledger)
         .unwrap()
         .contains("s3cret-pw"));
-    app.wait_screen("main", Duration::from_secs(10))
+    app.wait_screen("main", Duration::from_secs(30))
         .expect("main screen");
 
-    let after = mend_testkit::wait_for(Duration::from_secs(5), || {
+    let after = mend_testkit::wait_for(Duration::from_secs(20), || {
         let f = capture.capture(&query).ok()?;
         (fp.hash(&f.image).distance(&fp.hash(&before.image)) > 6).then_some(f)
     });
@@ -178,7 +178,7 @@ fn popup_in_front_blocks_input_until_handled() {
     let app = App::start("zh", &["popup"], "login").expect("practice app");
     let capture = XcapCapture;
     let popup_q = WindowQuery::title("提示").unwrap();
-    mend_testkit::wait_for(Duration::from_secs(10), || {
+    mend_testkit::wait_for(Duration::from_secs(30), || {
         capture.find_window(&popup_q).ok()
     })
     .expect("the popup appears");
@@ -194,7 +194,7 @@ fn popup_in_front_blocks_input_until_handled() {
             mend_model::ErrorCode::LocatorNotFound | mend_model::ErrorCode::LocatorAmbiguous
         ));
     }
-    let guard = Guard::new(vec![WindowRule::title(&app.title).unwrap()]);
+    let guard = Guard::new(vec![WindowQuery::title(&app.title).unwrap()]);
     let refused = guard
         .check(
             capture.foreground().unwrap().as_ref(),
@@ -209,7 +209,7 @@ fn popup_in_front_blocks_input_until_handled() {
     let ok = locator
         .locate(&pf, &target("确定", Role::Button), &Recorded::default())
         .expect("确定 on the popup");
-    let popup_guard = Guard::new(vec![WindowRule::title("提示").unwrap()]);
+    let popup_guard = Guard::new(vec![WindowQuery::title("提示").unwrap()]);
     popup_guard
         .check(
             capture.foreground().unwrap().as_ref(),
@@ -220,11 +220,11 @@ fn popup_in_front_blocks_input_until_handled() {
         .unwrap()
         .perform(&Action::click(ok.screen_box.center()))
         .unwrap();
-    mend_testkit::wait_for(Duration::from_secs(5), || {
+    mend_testkit::wait_for(Duration::from_secs(20), || {
         capture.find_window(&popup_q).is_err().then_some(())
     })
     .expect("the popup closes");
-    mend_testkit::wait_for(Duration::from_secs(5), || {
+    mend_testkit::wait_for(Duration::from_secs(20), || {
         capture
             .foreground()
             .ok()

@@ -1,43 +1,13 @@
-use mend_model::{ErrorCode, MendError, WindowInfo};
-use regex::Regex;
-
-/// One allowed window: a title pattern (anchored regex) and optionally a class.
-#[derive(Debug, Clone)]
-pub struct WindowRule {
-    pub title: Regex,
-    pub class: Option<String>,
-}
-
-impl WindowRule {
-    pub fn title(pattern: &str) -> Result<Self, MendError> {
-        Ok(WindowRule {
-            title: Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
-                MendError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("allow-list pattern '{pattern}': {e}"),
-                )
-            })?,
-            class: None,
-        })
-    }
-
-    fn allows(&self, w: &WindowInfo) -> bool {
-        self.title.is_match(&w.title)
-            && self
-                .class
-                .as_ref()
-                .is_none_or(|c| c.eq_ignore_ascii_case(&w.app_name))
-    }
-}
+use mend_model::{ErrorCode, MendError, WindowInfo, WindowQuery};
 
 /// Decides, right before input, whether input may be sent.
 #[derive(Debug, Clone, Default)]
 pub struct Guard {
-    pub allow: Vec<WindowRule>,
+    pub allow: Vec<WindowQuery>,
 }
 
 impl Guard {
-    pub fn new(allow: Vec<WindowRule>) -> Self {
+    pub fn new(allow: Vec<WindowQuery>) -> Self {
         Guard { allow }
     }
 
@@ -49,7 +19,7 @@ impl Guard {
         foreground: Option<&WindowInfo>,
         located_in: &WindowInfo,
     ) -> Result<(), MendError> {
-        if !self.allow.iter().any(|r| r.allows(located_in)) {
+        if !self.allow.iter().any(|q| q.matches(located_in)) {
             return Err(MendError::new(
                 ErrorCode::WindowBlocked,
                 format!(
@@ -96,7 +66,7 @@ mod tests {
 
     #[test]
     fn input_goes_only_to_the_allowed_foreground_window() {
-        let g = Guard::new(vec![WindowRule::title("客户管理系统").unwrap()]);
+        let g = Guard::new(vec![WindowQuery::title("客户管理系统").unwrap()]);
         let app = w(1, "客户管理系统");
         assert!(g.check(Some(&app), &app).is_ok());
         let popup = w(2, "提示");

@@ -11,7 +11,7 @@ mod guard;
 
 pub use action::{parse_keys, Action, Key, MouseButton};
 pub use enigo_backend::EnigoInput;
-pub use guard::{Guard, WindowRule};
+pub use guard::Guard;
 
 use mend_model::MendError;
 

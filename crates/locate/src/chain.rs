@@ -119,10 +119,8 @@ impl Locator {
                     .map_err(ocr_err)?;
                 let cands = candidates(scene, &mut self.ocr, &labels, target, text);
                 seen_candidates.extend(cands.clone());
-                match decide(cands, target.recorded) {
-                    Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
-                    Decision::Ambiguous(c) => return Err(ambiguous(text, c)),
-                    Decision::Nothing => {}
+                if let Some(v) = verdict(cands, target.recorded, text) {
+                    return v.map(|c| answer(Strategy::FuzzyOcr, c));
                 }
             }
             let mut labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
@@ -132,10 +130,8 @@ impl Locator {
                 }
                 let cands = candidates(scene, &mut self.ocr, &labels, target, text);
                 seen_candidates.extend(cands.clone());
-                match decide(cands, target.recorded) {
-                    Decision::Winner(c) => return Ok(answer(Strategy::FuzzyOcr, c)),
-                    Decision::Ambiguous(c) => return Err(ambiguous(text, c)),
-                    Decision::Nothing => {}
+                if let Some(v) = verdict(cands, target.recorded, text) {
+                    return v.map(|c| answer(Strategy::FuzzyOcr, c));
                 }
             }
 
@@ -498,6 +494,19 @@ fn ambiguous(text: &str, c: Vec<Candidate>) -> Refusal {
         ),
         c,
     )
+}
+
+/// A rung's answer: a winner, a refusal for a tie, or `None` to go on to the next rung.
+fn verdict(
+    cands: Vec<Candidate>,
+    rec: Option<Rect>,
+    text: &str,
+) -> Option<Result<Candidate, Refusal>> {
+    match decide(cands, rec) {
+        Decision::Winner(c) => Some(Ok(c)),
+        Decision::Ambiguous(c) => Some(Err(ambiguous(text, c))),
+        Decision::Nothing => None,
+    }
 }
 
 /// One clear winner, a tie, or nothing. Ties are broken only by being much nearer the

@@ -9,6 +9,7 @@ mod flow;
 mod frame;
 mod geometry;
 mod locate;
+mod query;
 
 pub use error::{ErrorCode, MendError};
 pub use flow::{
@@ -18,3 +19,4 @@ pub use flow::{
 pub use frame::{FrameInfo, WindowInfo};
 pub use geometry::{Point, Rect};
 pub use locate::{Candidate, Located, Role, Strategy, Target};
+pub use query::WindowQuery;

@@ -103,8 +103,8 @@ impl App {
             geometry,
             title,
         };
-        if app.wait_screen(screen, Duration::from_secs(15)).is_none() {
-            bail!("the practice app did not show its {screen} screen within 15 s");
+        if app.wait_screen(screen, Duration::from_secs(45)).is_none() {
+            bail!("the practice app did not show its {screen} screen within 45 s");
         }
         Ok(app)
     }

@@ -77,7 +77,7 @@ impl Desktop {
             .spawn()
             .context("start openbox")?;
         // The WM is up when it has claimed the root window's supporting-WM property.
-        let up = wait_for(Duration::from_secs(10), || {
+        let up = wait_for(Duration::from_secs(30), || {
             let out = Command::new("xprop")
                 .args(["-root", "_NET_SUPPORTING_WM_CHECK"])
                 .env("DISPLAY", &display)

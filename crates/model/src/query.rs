@@ -1,7 +1,8 @@
-use mend_model::{ErrorCode, MendError, WindowInfo};
+use crate::{ErrorCode, MendError, WindowInfo};
 use regex::Regex;
 
-/// Which window a flow means: a title pattern (regex), optionally a class and a pid.
+/// Which window a flow means: a title pattern (regex), optionally a class and a pid. Capture
+/// uses it to find a window; the input guard uses it as the allow-list.
 #[derive(Debug, Clone)]
 pub struct WindowQuery {
     pub title: Regex,
@@ -72,7 +73,7 @@ impl WindowQuery {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mend_model::Rect;
+    use crate::Rect;
 
     fn w(id: u32, title: &str, class: &str) -> WindowInfo {
         WindowInfo {
