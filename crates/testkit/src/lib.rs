@@ -92,7 +92,7 @@ impl Desktop {
         std::env::set_var("DISPLAY", &display);
         let d = Desktop { display, xvfb, wm };
         if up.is_none() {
-            bail!("openbox did not come up on {} within 10 s", d.display);
+            bail!("openbox did not come up on {} within 30 s", d.display);
         }
         Ok(d)
     }
