@@ -1,0 +1,300 @@
+//! Mend's durable state in sled: runs and their journal, as versioned, checksummed records.
+//!
+//! Every record is `[format version: u16 LE][crc32 of the body: u32 LE][JSON body]`. A record
+//! whose checksum does not match is `STORE_CORRUPT`, never silently read. Journal appends are
+//! flushed before they return: an intent that was acknowledged survives `kill -9`.
+//! Only one process opens a database: sled locks its files, and we add a `holder` file so the
+//! second process is told who holds it (`STORE_LOCKED`).
+
+use mend_model::{ErrorCode, MendError};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const RECORD_VERSION: u16 = 1;
+
+fn corrupt(msg: impl Into<String>) -> MendError {
+    MendError::new(ErrorCode::StoreCorrupt, msg)
+}
+
+fn io(e: impl std::fmt::Display) -> MendError {
+    MendError::new(ErrorCode::StoreCorrupt, format!("store: {e}"))
+}
+
+/// Encode a record: version, checksum, JSON.
+pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    let body = serde_json::to_vec(value).expect("records serialize");
+    let mut out = Vec::with_capacity(body.len() + 6);
+    out.extend_from_slice(&RECORD_VERSION.to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Decode and verify a record.
+pub fn decode<T: DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, MendError> {
+    if bytes.len() < 6 {
+        return Err(corrupt(format!(
+            "{what}: record is {} bytes, shorter than its header",
+            bytes.len()
+        )));
+    }
+    let version = u16::from_le_bytes([bytes[0], bytes[1]]);
+    if version != RECORD_VERSION {
+        return Err(corrupt(format!(
+            "{what}: record format {version}, this Mend reads {RECORD_VERSION}"
+        )));
+    }
+    let crc = u32::from_le_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
+    let body = &bytes[6..];
+    if crc32fast::hash(body) != crc {
+        return Err(corrupt(format!(
+            "{what}: checksum mismatch; the record was damaged on disk"
+        )));
+    }
+    serde_json::from_slice(body).map_err(|e| corrupt(format!("{what}: {e}")))
+}
+
+/// What the journal says happened at one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum JournalEntry {
+    /// About to act: written and flushed before any input.
+    Intent {
+        step: usize,
+        attempt: u32,
+        action: String,
+    },
+    /// The step's outcome: `code` is `None` on success.
+    Result {
+        step: usize,
+        attempt: u32,
+        code: Option<ErrorCode>,
+        strategy: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub id: String,
+    pub flow: String,
+    pub status: String,
+    pub started_ms: u64,
+}
+
+pub struct Store {
+    db: sled::Db,
+    runs: sled::Tree,
+    journal: sled::Tree,
+    holder: PathBuf,
+}
+
+impl Store {
+    /// Open (or create) the database in `dir`. A database another process holds is
+    /// `STORE_LOCKED`, naming that process.
+    pub fn open(dir: &Path) -> Result<Store, MendError> {
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let holder = dir.join("holder");
+        let db = sled::Config::new()
+            .path(dir.join("db"))
+            .open()
+            .map_err(|e| {
+                let who =
+                    std::fs::read_to_string(&holder).unwrap_or_else(|_| "another process".into());
+                MendError::new(
+                    ErrorCode::StoreLocked,
+                    format!(
+                        "{} is in use by {} ({e}); wait for it to finish or stop it",
+                        dir.display(),
+                        who.trim()
+                    ),
+                )
+            })?;
+        let me = format!(
+            "pid {} ({})",
+            std::process::id(),
+            std::env::args().collect::<Vec<_>>().join(" ")
+        );
+        std::fs::write(&holder, me).map_err(io)?;
+        Ok(Store {
+            runs: db.open_tree("runs").map_err(io)?,
+            journal: db.open_tree("journal").map_err(io)?,
+            db,
+            holder,
+        })
+    }
+
+    pub fn put_run(&self, run: &RunRecord) -> Result<(), MendError> {
+        self.runs
+            .insert(run.id.as_bytes(), encode(run))
+            .map_err(io)?;
+        self.db.flush().map_err(io)?;
+        Ok(())
+    }
+
+    pub fn run(&self, id: &str) -> Result<Option<RunRecord>, MendError> {
+        self.runs
+            .get(id.as_bytes())
+            .map_err(io)?
+            .map(|b| decode(&format!("run {id}"), &b))
+            .transpose()
+    }
+
+    /// Newest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>, MendError> {
+        let mut out = self
+            .runs
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv.map_err(io)?;
+                decode::<RunRecord>(&format!("run {}", String::from_utf8_lossy(&k)), &v)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.sort_by(|a, b| b.started_ms.cmp(&a.started_ms).then(b.id.cmp(&a.id)));
+        Ok(out)
+    }
+
+    /// Append to a run's journal and flush before returning.
+    pub fn append(&self, run: &str, entry: &JournalEntry) -> Result<u64, MendError> {
+        let seq = self.db.generate_id().map_err(io)?;
+        let mut key = run.as_bytes().to_vec();
+        key.push(0);
+        key.extend_from_slice(&seq.to_be_bytes());
+        self.journal.insert(key, encode(entry)).map_err(io)?;
+        self.journal.flush().map_err(io)?;
+        Ok(seq)
+    }
+
+    /// A run's journal in the order it was written.
+    pub fn journal(&self, run: &str) -> Result<Vec<JournalEntry>, MendError> {
+        let mut prefix = run.as_bytes().to_vec();
+        prefix.push(0);
+        self.journal
+            .scan_prefix(prefix)
+            .map(|kv| {
+                let (_, v) = kv.map_err(io)?;
+                decode(&format!("journal of {run}"), &v)
+            })
+            .collect()
+    }
+
+    #[doc(hidden)]
+    /// Tests only: damage one stored journal record in place.
+    pub fn damage_journal_for_test(&self, run: &str) -> Result<(), MendError> {
+        let mut prefix = run.as_bytes().to_vec();
+        prefix.push(0);
+        if let Some(kv) = self.journal.scan_prefix(prefix).next() {
+            let (k, v) = kv.map_err(io)?;
+            let mut v = v.to_vec();
+            let last = v.len() - 1;
+            v[last] ^= 0x55;
+            self.journal.insert(k, v).map_err(io)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        let _ = self.db.flush();
+        let _ = std::fs::remove_file(&self.holder);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_journal_round_trip_and_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = Store::open(dir.path()).unwrap();
+            for (id, t) in [("r1", 10), ("r2", 20)] {
+                s.put_run(&RunRecord {
+                    id: id.into(),
+                    flow: "f.toml".into(),
+                    status: "running".into(),
+                    started_ms: t,
+                })
+                .unwrap();
+            }
+            s.append(
+                "r1",
+                &JournalEntry::Intent {
+                    step: 0,
+                    attempt: 1,
+                    action: "click".into(),
+                },
+            )
+            .unwrap();
+            s.append(
+                "r1",
+                &JournalEntry::Result {
+                    step: 0,
+                    attempt: 1,
+                    code: None,
+                    strategy: Some("exact".into()),
+                },
+            )
+            .unwrap();
+            s.append(
+                "r10",
+                &JournalEntry::Intent {
+                    step: 5,
+                    attempt: 1,
+                    action: "type".into(),
+                },
+            )
+            .unwrap();
+        }
+        let s = Store::open(dir.path()).unwrap();
+        let ids: Vec<String> = s.runs().unwrap().into_iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec!["r2", "r1"], "newest first");
+        let j = s.journal("r1").unwrap();
+        assert_eq!(j.len(), 2, "r10's entries are not r1's: {j:?}");
+        assert!(matches!(j[0], JournalEntry::Intent { step: 0, .. }));
+        assert!(matches!(j[1], JournalEntry::Result { code: None, .. }));
+    }
+
+    #[test]
+    fn a_damaged_record_is_store_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        s.append(
+            "r",
+            &JournalEntry::Intent {
+                step: 0,
+                attempt: 1,
+                action: "click".into(),
+            },
+        )
+        .unwrap();
+        s.damage_journal_for_test("r").unwrap();
+        assert_eq!(s.journal("r").unwrap_err().code, ErrorCode::StoreCorrupt);
+        assert_eq!(
+            decode::<RunRecord>("x", &[1, 0]).unwrap_err().code,
+            ErrorCode::StoreCorrupt
+        );
+        let mut future = encode(&1u32);
+        future[0] = 9;
+        assert!(decode::<u32>("x", &future)
+            .unwrap_err()
+            .message
+            .contains("format 9"));
+    }
+
+    #[test]
+    fn a_second_opener_is_told_who_holds_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = Store::open(dir.path()).unwrap();
+        let second = Store::open(dir.path()).err().expect("second open refused");
+        assert_eq!(second.code, ErrorCode::StoreLocked);
+        assert!(
+            second
+                .message
+                .contains(&format!("pid {}", std::process::id())),
+            "{}",
+            second.message
+        );
+    }
+}
