@@ -4,7 +4,6 @@
 //! Run: `bash scripts/bench.sh` (figures go to BENCHMARKS.md by hand, medians).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use image::RgbaImage;
 use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery, XcapCapture};
 use mend_locate::{Locator, Recorded, Scene};
 use mend_model::{Rect, Role, Strategy, Target};
@@ -31,10 +30,6 @@ const SEARCH: Rect = Rect {
     h: 34,
 };
 
-fn crop(img: &RgbaImage, r: Rect) -> RgbaImage {
-    image::imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image()
-}
-
 fn target() -> Target {
     Target {
         text: Some("查询".into()),
@@ -47,7 +42,7 @@ fn target() -> Target {
 fn bench(c: &mut Criterion) {
     let base = shot("baseline");
     let relabeled = shot("relabeled");
-    let tmpl = crop(&base.image, SEARCH);
+    let tmpl = mend_vision::crop(&base.image, SEARCH).unwrap();
 
     if std::env::var_os("DISPLAY").is_some() {
         let _app = mend_testkit::App::start("zh", &[], "main").expect("practice app");

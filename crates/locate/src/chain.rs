@@ -6,7 +6,7 @@ use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::OcrEngine;
-use mend_vision::{find_template, pixel_diff, SCALES};
+use mend_vision::{crop, find_template, pixel_diff, SCALES};
 
 /// What was recorded with a target besides its description: the template crop.
 #[derive(Debug, Clone, Default)]
@@ -262,23 +262,15 @@ impl Locator {
         let mut text = target.text.clone().unwrap_or_default();
         // The local patch check: the recorded crop's very pixels, in place. The crop was
         // recorded with its text, so identical pixels need no OCR to agree.
-        if hit.scale == 1.0 {
-            let here = image::imageops::crop_imm(
-                &scene.frame.image,
-                hit.rect.x as u32,
-                hit.rect.y as u32,
-                hit.rect.w as u32,
-                hit.rect.h as u32,
-            )
-            .to_image();
-            if pixel_diff(&here, tmpl) < 2.0 {
-                return Ok(Some(Candidate {
-                    rect: found,
-                    text,
-                    role: target.role,
-                    score: 1.0,
-                }));
-            }
+        if hit.scale == 1.0
+            && crop(&scene.frame.image, hit.rect).is_some_and(|here| pixel_diff(&here, tmpl) < 2.0)
+        {
+            return Ok(Some(Candidate {
+                rect: found,
+                text,
+                role: target.role,
+                score: 1.0,
+            }));
         }
         let agrees = match target.text.as_deref() {
             None => true,

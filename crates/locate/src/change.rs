@@ -9,7 +9,7 @@ use crate::{Locator, Recorded};
 use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Rect, Role, Target};
-use mend_vision::{find_control_boxes, pixel_diff, Fingerprint, Fingerprinter};
+use mend_vision::{crop, find_control_boxes, pixel_diff, Fingerprint, Fingerprinter};
 use serde::{Deserialize, Serialize};
 
 /// Bits of dHash distance still counted as "the same picture" (anti-aliasing, a caret).
@@ -70,12 +70,6 @@ fn neighbourhood(r: Rect) -> Rect {
     r.inflate(r.h.max(8))
 }
 
-fn crop(img: &RgbaImage, r: Rect) -> RgbaImage {
-    let b = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-    let r = r.clamp_to(&b).unwrap_or(Rect::new(0, 0, 1, 1));
-    image::imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image()
-}
-
 fn layout_of(img: &RgbaImage) -> Vec<Rect> {
     let mut l: Vec<Rect> = find_control_boxes(img)
         .into_iter()
@@ -106,7 +100,10 @@ impl ScreenBaseline {
                 })
                 .collect(),
             layout: layout_of(img),
-            crops: elements.iter().map(|(_, _, r)| crop(img, *r)).collect(),
+            crops: elements
+                .iter()
+                .map(|(_, _, r)| crop(img, *r).unwrap_or_else(|| RgbaImage::new(1, 1)))
+                .collect(),
         }
     }
 
@@ -120,7 +117,7 @@ impl ScreenBaseline {
             .elements
             .iter()
             .zip(&self.crops)
-            .all(|(e, c)| pixel_diff(c, &crop(img, e.rect)) < 2.0);
+            .all(|(e, c)| crop(img, e.rect).is_some_and(|here| pixel_diff(c, &here) < 2.0));
         if same_size && elements_same && fp.hash(img).distance(&self.window) <= SAME {
             return ChangeReport {
                 unchanged: true,
@@ -147,10 +144,9 @@ impl ScreenBaseline {
                 // The neighbourhood's hash is the coarse test; a caption gaining "(Q)" moves a
                 // dHash by a bit or two, so the element's own pixels must match too.
                 let here = fp.hash_region(img, neighbourhood(e.rect));
-                let same_pixels = self
-                    .crops
-                    .get(i)
-                    .is_some_and(|c| pixel_diff(c, &crop(img, e.rect)) < 2.0);
+                let same_pixels = self.crops.get(i).is_some_and(|c| {
+                    crop(img, e.rect).is_some_and(|here| pixel_diff(c, &here) < 2.0)
+                });
                 if here.is_some_and(|h| h.distance(&e.neighbourhood) <= SAME) && same_pixels {
                     return (e.text.clone(), ElementChange::Unchanged);
                 }

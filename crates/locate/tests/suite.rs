@@ -6,7 +6,6 @@
 //! targets that are gone must be refused with LOCATOR_NOT_FOUND or LOCATOR_AMBIGUOUS. A box on
 //! the wrong control is never acceptable anywhere.
 
-use image::RgbaImage;
 use mend_capture::{Capture, ImageFileCapture, WindowQuery};
 use mend_locate::{Locator, Recorded};
 use mend_model::{ErrorCode, Rect, Role, Strategy, Target};
@@ -70,10 +69,6 @@ fn same_control<'a>(controls: &'a [Value], t: &Value) -> Option<&'a Value> {
     })
 }
 
-fn crop(img: &RgbaImage, r: Rect) -> RgbaImage {
-    image::imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image()
-}
-
 #[derive(Default)]
 struct Tally {
     hits: BTreeMap<String, usize>,
@@ -115,7 +110,7 @@ fn run(lang: &str) {
                     ..Target::default()
                 };
                 let rec = Recorded {
-                    template: Some(crop(&base.frame.image, recorded)),
+                    template: Some(mend_vision::crop(&base.frame.image, recorded).unwrap()),
                 };
                 let name = format!("{lang}/{v}/{screen} '{}'", t["label"].as_str().unwrap());
                 let truth = same_control(&shot.controls, t).map(rect);

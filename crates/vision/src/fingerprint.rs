@@ -66,10 +66,7 @@ impl Fingerprinter {
 
     /// Hash of one region (clamped to the image); `None` when the region is off the image.
     pub fn hash_region(&self, img: &RgbaImage, r: Rect) -> Option<Fingerprint> {
-        let b = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-        let r = r.clamp_to(&b)?;
-        let crop = imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32);
-        Some(self.hash(&crop.to_image()))
+        Some(self.hash(&crate::crop(img, r)?))
     }
 }
 

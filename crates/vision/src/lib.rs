@@ -7,4 +7,4 @@ mod template;
 
 pub use boxes::{find_control_boxes, ControlBox};
 pub use fingerprint::{Fingerprint, Fingerprinter};
-pub use template::{find_template, pixel_diff, TemplateHit, SCALES};
+pub use template::{crop, find_template, pixel_diff, TemplateHit, SCALES};

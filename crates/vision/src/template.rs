@@ -21,6 +21,12 @@ fn to_gray(img: &RgbaImage) -> GrayImage {
     DynamicImage::ImageRgba8(img.clone()).to_luma8()
 }
 
+/// The part of `img` inside `r`, clamped to the image; `None` when nothing of `r` is on it.
+pub fn crop(img: &RgbaImage, r: Rect) -> Option<RgbaImage> {
+    let r = r.clamp_to(&Rect::new(0, 0, img.width() as i32, img.height() as i32))?;
+    Some(imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image())
+}
+
 /// Mean absolute difference per channel byte (0–255) of two same-sized images; `f64::MAX`
 /// when the sizes differ. Below ~2 the pixels are the same (anti-aliasing aside).
 pub fn pixel_diff(a: &RgbaImage, b: &RgbaImage) -> f64 {
@@ -105,11 +111,8 @@ pub fn find_template(
     region: Rect,
     scales: &[f32],
 ) -> Option<TemplateHit> {
-    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-    let r = region.clamp_to(&bounds)?;
-    let area = to_gray(
-        &imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image(),
-    );
+    let r = region.clamp_to(&Rect::new(0, 0, img.width() as i32, img.height() as i32))?;
+    let area = to_gray(&crop(img, r)?);
     let tmpl = to_gray(template);
     let (tw0, th0) = (tmpl.width(), tmpl.height());
     // The region is the recorded box grown evenly, so "in place" is its centre.
