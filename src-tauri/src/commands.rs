@@ -13,7 +13,7 @@ pub struct StudioInfo {
 }
 
 /// Cannot fail, so it returns the struct itself; fallible commands return
-/// `Result<T, IpcError>`.
+/// `Result<T, mend_model::MendError>` (`{code, message}` over IPC).
 #[tauri::command]
 pub fn studio_info() -> StudioInfo {
     StudioInfo {
