@@ -113,12 +113,14 @@ impl ScreenBaseline {
         let same_size = img.width() == self.width && img.height() == self.height;
         // The window's dHash alone cannot see a caption gain "(Q)": the fast path also needs
         // every recorded element's own pixels unchanged (a crop comparison, no OCR).
-        let elements_same = self
+        let same_pixels: Vec<bool> = self
             .elements
             .iter()
             .zip(&self.crops)
-            .all(|(e, c)| crop(img, e.rect).is_some_and(|here| pixel_diff(c, &here) < 2.0));
-        if same_size && elements_same && fp.hash(img).distance(&self.window) <= SAME {
+            .map(|(e, c)| crop(img, e.rect).is_some_and(|here| pixel_diff(c, &here) < 2.0))
+            .collect();
+        let all_same = same_pixels.len() == self.elements.len() && same_pixels.iter().all(|s| *s);
+        if same_size && all_same && fp.hash(img).distance(&self.window) <= SAME {
             return ChangeReport {
                 unchanged: true,
                 layout_changed: false,
@@ -144,10 +146,8 @@ impl ScreenBaseline {
                 // The neighbourhood's hash is the coarse test; a caption gaining "(Q)" moves a
                 // dHash by a bit or two, so the element's own pixels must match too.
                 let here = fp.hash_region(img, neighbourhood(e.rect));
-                let same_pixels = self.crops.get(i).is_some_and(|c| {
-                    crop(img, e.rect).is_some_and(|here| pixel_diff(c, &here) < 2.0)
-                });
-                if here.is_some_and(|h| h.distance(&e.neighbourhood) <= SAME) && same_pixels {
+                let same = same_pixels.get(i).copied().unwrap_or(false);
+                if here.is_some_and(|h| h.distance(&e.neighbourhood) <= SAME) && same {
                     return (e.text.clone(), ElementChange::Unchanged);
                 }
                 let target = Target {
