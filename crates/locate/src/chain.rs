@@ -425,31 +425,21 @@ fn resolve(
                 role,
                 Role::ColumnHeader | Role::Menu | Role::Label | Role::Text
             );
-            if loose {
-                return Some(Candidate {
-                    rect: l.rect(),
-                    text: shown.clone(),
-                    role,
-                    score,
-                });
-            }
-            if !role.accepts(seen) {
+            let (kind, factor) = if loose {
+                (role, 1.0)
+            } else if role.accepts(seen) {
+                (seen, 1.0)
+            } else if role == Role::Button && seen == Role::Label {
                 // An unframed caption for a button is allowed (flat, owner-drawn), at a cost.
-                if !(role == Role::Button && seen == Role::Label) {
-                    return None;
-                }
-                return Some(Candidate {
-                    rect: l.rect(),
-                    text: shown.clone(),
-                    role: seen,
-                    score: score * 0.9,
-                });
-            }
+                (seen, 0.9)
+            } else {
+                return None;
+            };
             Some(Candidate {
                 rect: l.rect(),
-                text: shown.clone(),
-                role: seen,
-                score,
+                text: shown,
+                role: kind,
+                score: score * factor,
             })
         }
     }
