@@ -22,10 +22,14 @@ pub enum ErrorCode {
     OcrFailed,
     InputFailed,
     InvalidArgument,
+    /// The same action on the same control on an unchanged screen, again: the run stops.
+    LoopDetected,
+    /// Resume found a step that may have acted and has no verify condition to tell.
+    ResumeUnverified,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -43,6 +47,8 @@ impl ErrorCode {
         ErrorCode::OcrFailed,
         ErrorCode::InputFailed,
         ErrorCode::InvalidArgument,
+        ErrorCode::LoopDetected,
+        ErrorCode::ResumeUnverified,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +70,8 @@ impl ErrorCode {
             ErrorCode::OcrFailed => "OCR_FAILED",
             ErrorCode::InputFailed => "INPUT_FAILED",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::LoopDetected => "LOOP_DETECTED",
+            ErrorCode::ResumeUnverified => "RESUME_UNVERIFIED",
         }
     }
 

@@ -54,31 +54,103 @@ pub fn decode<T: DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, MendEr
     serde_json::from_slice(body).map_err(|e| corrupt(format!("{what}: {e}")))
 }
 
-/// What the journal says happened at one step.
+/// What the journal says happened at one step of one data row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum JournalEntry {
     /// About to act: written and flushed before any input.
     Intent {
+        #[serde(default)]
+        row: usize,
         step: usize,
         attempt: u32,
         action: String,
     },
     /// The step's outcome: `code` is `None` on success.
     Result {
+        #[serde(default)]
+        row: usize,
         step: usize,
         attempt: u32,
         code: Option<ErrorCode>,
         strategy: Option<String>,
+        #[serde(default)]
+        detail: StepDetail,
     },
 }
 
+/// What a report needs of a finished step. Never holds typed text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepDetail {
+    #[serde(default)]
+    pub step_id: String,
+    #[serde(default)]
+    pub action: String,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    /// Frame pixels of the control acted on.
+    #[serde(default)]
+    pub rect: Option<mend_model::Rect>,
+    #[serde(default)]
+    pub locate_ms: u64,
+    #[serde(default)]
+    pub act_ms: u64,
+    #[serde(default)]
+    pub settle_ms: u64,
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Screenshot written on failure.
+    #[serde(default)]
+    pub screenshot: Option<String>,
+}
+
+/// A run as stored: enough to resume it in another process and to report on it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub id: String,
     pub flow: String,
+    /// `running`, `passed`, `failed`, `paused`.
     pub status: String,
     pub started_ms: u64,
+    #[serde(default)]
+    pub finished_ms: Option<u64>,
+    /// Absolute path of the flow file, and a hash of its text: resume refuses a changed flow.
+    #[serde(default)]
+    pub flow_path: String,
+    #[serde(default)]
+    pub flow_hash: String,
+    /// `--var` values (never secrets: those are resolved at the step and never stored).
+    #[serde(default)]
+    pub vars: std::collections::BTreeMap<String, String>,
+    /// Data rows (from `--data`); one empty row when there is no data file.
+    #[serde(default)]
+    pub rows: Vec<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    pub code: Option<ErrorCode>,
+    #[serde(default)]
+    pub message: Option<String>,
+    /// OCR languages the run used.
+    #[serde(default)]
+    pub lang: String,
+}
+
+impl RunRecord {
+    pub fn new(id: &str, flow: &str, started_ms: u64) -> Self {
+        RunRecord {
+            id: id.into(),
+            flow: flow.into(),
+            status: "running".into(),
+            started_ms,
+            finished_ms: None,
+            flow_path: String::new(),
+            flow_hash: String::new(),
+            vars: Default::default(),
+            rows: vec![Default::default()],
+            code: None,
+            message: None,
+            lang: String::new(),
+        }
+    }
 }
 
 pub struct Store {
@@ -210,17 +282,12 @@ mod tests {
         {
             let s = Store::open(dir.path()).unwrap();
             for (id, t) in [("r1", 10), ("r2", 20)] {
-                s.put_run(&RunRecord {
-                    id: id.into(),
-                    flow: "f.toml".into(),
-                    status: "running".into(),
-                    started_ms: t,
-                })
-                .unwrap();
+                s.put_run(&RunRecord::new(id, "f.toml", t)).unwrap();
             }
             s.append(
                 "r1",
                 &JournalEntry::Intent {
+                    row: 0,
                     step: 0,
                     attempt: 1,
                     action: "click".into(),
@@ -230,16 +297,19 @@ mod tests {
             s.append(
                 "r1",
                 &JournalEntry::Result {
+                    row: 0,
                     step: 0,
                     attempt: 1,
                     code: None,
                     strategy: Some("exact".into()),
+                    detail: StepDetail::default(),
                 },
             )
             .unwrap();
             s.append(
                 "r10",
                 &JournalEntry::Intent {
+                    row: 0,
                     step: 5,
                     attempt: 1,
                     action: "type".into(),
@@ -263,6 +333,7 @@ mod tests {
         s.append(
             "r",
             &JournalEntry::Intent {
+                row: 0,
                 step: 0,
                 attempt: 1,
                 action: "click".into(),

@@ -1,0 +1,1291 @@
+//! The step loop (shared/DESIGN.md steps 4–6): locate → guard → journal the intent (flushed) →
+//! act → settle → check → journal the result (flushed); retries, compensation, interrupts,
+//! budget, loop detection; and resume from the journal.
+
+use crate::clock::Clock;
+use crate::load::{row_vars, substitute, target_of, LoadedFlow, Row};
+use crate::report;
+use mend_capture::{save_frame, Capture, Frame};
+use mend_input::{parse_keys, Action as Input_, Guard, Input, MouseButton};
+use mend_locate::{Locator, Recorded, Refusal};
+use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Target, WindowQuery};
+use mend_model::{Check, FlowAction as Action, Risk, Step, TargetSpec};
+use mend_store::{JournalEntry, RunRecord, StepDetail, Store};
+use mend_vision::{Fingerprint, Fingerprinter};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The locator seam: the real chain, or a fake in unit tests.
+pub trait Finder {
+    fn find(
+        &mut self,
+        frame: &Frame,
+        target: &Target,
+        recorded: &Recorded,
+    ) -> Result<Located, Refusal>;
+}
+
+impl Finder for Locator {
+    fn find(
+        &mut self,
+        frame: &Frame,
+        target: &Target,
+        recorded: &Recorded,
+    ) -> Result<Located, Refusal> {
+        self.locate(frame, target, recorded)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Input actions one process may send in a run (every click, key chord, typed text).
+    pub budget: u32,
+    pub poll_ms: u64,
+    /// The screen counts as settled after this long without change.
+    pub quiet_ms: u64,
+    /// Per-step timeout when the step gives none.
+    pub timeout_ms: u64,
+    pub max_retries: u32,
+    /// Where each run's audit, screenshots and report go (`<runs_dir>/<run id>/`).
+    pub runs_dir: PathBuf,
+}
+
+impl Options {
+    pub fn new(runs_dir: PathBuf) -> Self {
+        Options {
+            budget: 1000,
+            poll_ms: 50,
+            quiet_ms: 250,
+            timeout_ms: 8000,
+            max_retries: 2,
+            runs_dir,
+        }
+    }
+}
+
+/// Progress, one event per step start and end (and per interrupt handled).
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub row: usize,
+    pub rows: usize,
+    pub step: usize,
+    pub steps: usize,
+    pub id: String,
+    pub action: String,
+    /// `start`, `passed`, `verified`, `retry`, `failed`, `interrupt`.
+    pub status: String,
+    pub strategy: Option<String>,
+    pub confidence: Option<f64>,
+    pub ms: u64,
+    pub code: Option<ErrorCode>,
+    pub message: Option<String>,
+}
+
+/// What a run ended with, per step from the journal.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub run: String,
+    pub flow: String,
+    pub status: String,
+    pub code: Option<ErrorCode>,
+    pub message: Option<String>,
+    pub steps: Vec<StepSummary>,
+    pub report: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepSummary {
+    pub row: usize,
+    pub step: usize,
+    pub id: String,
+    pub action: String,
+    pub status: String,
+    pub strategy: Option<String>,
+    pub confidence: Option<f64>,
+    pub duration_ms: u64,
+    pub code: Option<ErrorCode>,
+    pub screenshot: Option<String>,
+}
+
+impl Summary {
+    /// 0 passed, 1 failed, 3 paused for a person.
+    pub fn exit_code(&self) -> u8 {
+        match self.status.as_str() {
+            "passed" => 0,
+            "paused" => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// A failed attempt: the error, whether input had been sent, and what to report.
+struct Fail {
+    err: MendError,
+    acted: bool,
+    frame: Option<Frame>,
+    candidates: Vec<Candidate>,
+}
+
+impl From<MendError> for Fail {
+    fn from(err: MendError) -> Self {
+        Fail {
+            err,
+            acted: false,
+            frame: None,
+            candidates: vec![],
+        }
+    }
+}
+
+fn err(code: ErrorCode, msg: impl Into<String>) -> MendError {
+    MendError::new(code, msg)
+}
+
+fn action_name(a: &Action) -> String {
+    serde_json::to_value(a)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{a:?}"))
+}
+
+/// Which step of which row an attempt belongs to, for the journal.
+#[derive(Clone, Copy)]
+struct At<'r> {
+    run: &'r str,
+    row: usize,
+    step: usize,
+    attempt: u32,
+}
+
+pub struct Runner<'a> {
+    pub capture: &'a dyn Capture,
+    pub input: &'a mut dyn Input,
+    pub finder: &'a mut dyn Finder,
+    pub clock: &'a dyn Clock,
+    pub store: &'a Store,
+    /// Resolves `${secret:NAME}` at the step (the environment in the CLI).
+    pub secrets: &'a dyn Fn(&str) -> Option<String>,
+    pub on_progress: &'a mut dyn FnMut(&Progress),
+    pub opts: Options,
+    actions: u32,
+    seen: HashMap<(usize, String, Rect, Fingerprint), u32>,
+    fp: Fingerprinter,
+    run_dir: PathBuf,
+    rows: usize,
+}
+
+/// How many times the same action may hit the same control on the same screen in one row.
+const MAX_SAME: u32 = 3;
+
+impl<'a> Runner<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capture: &'a dyn Capture,
+        input: &'a mut dyn Input,
+        finder: &'a mut dyn Finder,
+        clock: &'a dyn Clock,
+        store: &'a Store,
+        secrets: &'a dyn Fn(&str) -> Option<String>,
+        on_progress: &'a mut dyn FnMut(&Progress),
+        opts: Options,
+    ) -> Self {
+        Runner {
+            capture,
+            input,
+            finder,
+            clock,
+            store,
+            secrets,
+            on_progress,
+            run_dir: opts.runs_dir.clone(),
+            opts,
+            actions: 0,
+            seen: HashMap::new(),
+            fp: Fingerprinter::new(),
+            rows: 1,
+        }
+    }
+
+    /// Start a new run of `lf`, once per row (one empty row when there is no data file).
+    pub fn start(
+        &mut self,
+        lf: &LoadedFlow,
+        vars: BTreeMap<String, String>,
+        rows: Vec<Row>,
+        lang: &str,
+    ) -> Result<Summary, MendError> {
+        let rows = if rows.is_empty() {
+            vec![Row::new()]
+        } else {
+            rows
+        };
+        // Every secret the flow types must be available before the first input.
+        for s in lf
+            .flow
+            .steps
+            .iter()
+            .flat_map(|s| std::iter::once(s).chain(s.compensation.iter()))
+        {
+            if let Some(t) = &s.text {
+                for r in mend_model::references(t) {
+                    if let Some(name) = r.strip_prefix("secret:") {
+                        if (self.secrets)(name).is_none() {
+                            return Err(err(
+                                ErrorCode::InvalidArgument,
+                                format!("secret '{name}' is not set: export {name}=… before the run (secrets are read from the environment at the step and never stored)"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let started = self.clock.unix_ms();
+        let mut id = format!("r{started}");
+        while self.store.run(&id)?.is_some() {
+            id.push('x');
+        }
+        let mut rec = RunRecord::new(&id, &lf.flow.name, started);
+        rec.flow_path = lf.path.display().to_string();
+        rec.flow_hash = lf.hash.clone();
+        rec.vars = vars;
+        rec.rows = rows;
+        rec.lang = lang.to_string();
+        self.store.put_run(&rec)?;
+        self.drive(lf, rec)
+    }
+
+    /// Continue a run from its journal.
+    pub fn resume(&mut self, lf: &LoadedFlow, run: &str) -> Result<Summary, MendError> {
+        let mut rec = self.store.run(run)?.ok_or_else(|| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!("no run '{run}' in this database; `mend runs` lists them"),
+            )
+        })?;
+        if rec.status == "passed" {
+            return summary(self.store, &rec, lf);
+        }
+        if rec.flow_hash != lf.hash {
+            return Err(err(
+                ErrorCode::FlowInvalid,
+                format!(
+                    "{} changed since run {run} started; resuming would mix two flows. Start a new run",
+                    rec.flow_path
+                ),
+            ));
+        }
+        rec.status = "running".into();
+        rec.code = None;
+        rec.message = None;
+        self.store.put_run(&rec)?;
+        self.drive(lf, rec)
+    }
+
+    fn drive(&mut self, lf: &LoadedFlow, mut rec: RunRecord) -> Result<Summary, MendError> {
+        self.run_dir = self.opts.runs_dir.join(&rec.id);
+        std::fs::create_dir_all(&self.run_dir).map_err(|e| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!("cannot create {}: {e}", self.run_dir.display()),
+            )
+        })?;
+        self.rows = rec.rows.len();
+        // What the journal says: done steps, and steps whose intent has no result.
+        let mut done = HashSet::new();
+        let mut pending: HashMap<(usize, usize), u32> = HashMap::new();
+        for e in self.store.journal(&rec.id)? {
+            match e {
+                JournalEntry::Intent {
+                    row, step, attempt, ..
+                } => {
+                    pending.insert((row, step), attempt);
+                }
+                JournalEntry::Result {
+                    row, step, code, ..
+                } => {
+                    pending.remove(&(row, step));
+                    if code.is_none() {
+                        done.insert((row, step));
+                    }
+                }
+            }
+        }
+        let mut outcome: Result<(), MendError> = Ok(());
+        'rows: for r in 0..rec.rows.len() {
+            let vars = row_vars(&lf.flow, &rec.vars, &rec.rows[r]);
+            self.seen.clear();
+            for i in 0..lf.flow.steps.len() {
+                if done.contains(&(r, i)) {
+                    continue;
+                }
+                if let Err(e) = self.step(lf, &rec.id, r, i, &vars, pending.get(&(r, i)).copied()) {
+                    outcome = Err(e);
+                    break 'rows;
+                }
+            }
+        }
+        rec.finished_ms = Some(self.clock.unix_ms());
+        match &outcome {
+            Ok(()) => rec.status = "passed".into(),
+            Err(e) => {
+                rec.status = if e.code == ErrorCode::ResumeUnverified {
+                    "paused"
+                } else {
+                    "failed"
+                }
+                .into();
+                rec.code = Some(e.code);
+                rec.message = Some(e.message.clone());
+            }
+        }
+        self.store.put_run(&rec)?;
+        let mut s = summary(self.store, &rec, lf)?;
+        let path = self.run_dir.join("report.md");
+        std::fs::write(&path, report::markdown(&s, &rec)).map_err(|e| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
+        s.report = Some(path.display().to_string());
+        Ok(s)
+    }
+
+    /// One step of one row, with retries; or, when `pending` (a crash left its intent without a
+    /// result), verified first.
+    fn step(
+        &mut self,
+        lf: &LoadedFlow,
+        run: &str,
+        r: usize,
+        i: usize,
+        vars: &Row,
+        pending: Option<u32>,
+    ) -> Result<(), MendError> {
+        let step = &lf.flow.steps[i];
+        let steps = lf.flow.steps.len();
+        let step_id = step.id.clone().unwrap_or_else(|| format!("{}", i + 1));
+        let base = StepDetail {
+            step_id: step_id.clone(),
+            action: action_name(&step.action),
+            ..StepDetail::default()
+        };
+        let progress = |me: &mut Self,
+                        status: &str,
+                        d: &StepDetail,
+                        strategy: Option<&str>,
+                        code: Option<ErrorCode>| {
+            let p = Progress {
+                row: r,
+                rows: me.rows,
+                step: i,
+                steps,
+                id: step_id.clone(),
+                action: base.action.clone(),
+                status: status.into(),
+                strategy: strategy.map(str::to_string),
+                confidence: d.confidence,
+                ms: d.locate_ms + d.act_ms + d.settle_ms,
+                code,
+                message: d.message.clone(),
+            };
+            (me.on_progress)(&p);
+        };
+        progress(self, "start", &base, None, None);
+        // Between steps: dismiss whatever interrupt window is up.
+        self.handle_interrupts(lf, vars)?;
+
+        let mut attempt = pending.unwrap_or(0);
+        let mut compensate = false;
+        if pending.is_some() {
+            let t0 = self.clock.now_ms();
+            if let Some(v) = &step.verify {
+                // Did the step take effect before the crash? Let the screen settle, then look.
+                let _ = self.settle(lf, self.timeout(step));
+                let already = self.check_once(lf, v, vars)?;
+                if already {
+                    let d = StepDetail {
+                        settle_ms: self.clock.now_ms() - t0,
+                        message: Some(
+                            "verified after a crash: it had taken effect, not redone".into(),
+                        ),
+                        ..base.clone()
+                    };
+                    self.journal_result(run, r, i, attempt, None, Some("verified"), d.clone())?;
+                    self.audit(
+                        run,
+                        r,
+                        &step_id,
+                        "verify",
+                        Some("verified"),
+                        None,
+                        None,
+                        None,
+                        None,
+                        d.settle_ms,
+                        None,
+                    );
+                    progress(self, "verified", &d, Some("verified"), None);
+                    return Ok(());
+                }
+                compensate = true;
+            } else if step.risk != Risk::Read {
+                let e = err(
+                    ErrorCode::ResumeUnverified,
+                    format!(
+                        "step {} ('{step_id}', {:?}) may have acted before the crash and has no `verify` to tell; look at the application, then finish the step by hand or add a `verify` to the flow",
+                        i + 1,
+                        step.risk
+                    ),
+                );
+                let shot = self.screenshot(lf, r, i);
+                let d = StepDetail {
+                    message: Some(e.message.clone()),
+                    screenshot: shot,
+                    ..base.clone()
+                };
+                self.journal_result(run, r, i, attempt, Some(e.code), None, d.clone())?;
+                progress(self, "failed", &d, None, Some(e.code));
+                return Err(e);
+            } else {
+                compensate = true;
+            }
+        }
+        loop {
+            attempt += 1;
+            let at = At {
+                run,
+                row: r,
+                step: i,
+                attempt,
+            };
+            let t0 = self.clock.now_ms();
+            match self.attempt(lf, step, vars, Some(at), compensate) {
+                Ok((located, mut d)) => {
+                    d.step_id = step_id.clone();
+                    d.action = base.action.clone();
+                    let strategy = located.as_ref().map(|l| l.strategy.as_str());
+                    self.journal_result(run, r, i, attempt, None, strategy, d.clone())?;
+                    progress(self, "passed", &d, strategy, None);
+                    return Ok(());
+                }
+                Err(f) => {
+                    // Before any input, a retryable refusal may be tried again; after input, only a
+                    // read step whose effect did not show (a click that did not register).
+                    let retryable = attempt <= self.opts.max_retries
+                        && if f.acted {
+                            step.risk == Risk::Read
+                                && matches!(
+                                    f.err.code,
+                                    ErrorCode::AssertionFailed | ErrorCode::ActionTimeout
+                                )
+                        } else {
+                            f.err.code.is_retryable()
+                        };
+                    let mut d = StepDetail {
+                        message: Some(f.err.message.clone()),
+                        locate_ms: self.clock.now_ms() - t0,
+                        ..base.clone()
+                    };
+                    if !retryable {
+                        d.screenshot = match &f.frame {
+                            Some(fr) => self.save_shot(fr, r, i),
+                            None => self.screenshot(lf, r, i),
+                        };
+                        if !f.candidates.is_empty() {
+                            let _ = std::fs::write(
+                                self.run_dir
+                                    .join(format!("candidates-r{}-s{}.json", r + 1, i + 1)),
+                                serde_json::to_string_pretty(&f.candidates).unwrap_or_default(),
+                            );
+                        }
+                    }
+                    self.journal_result(run, r, i, attempt, Some(f.err.code), None, d.clone())?;
+                    self.audit(
+                        run,
+                        r,
+                        &step_id,
+                        &base.action,
+                        None,
+                        None,
+                        None,
+                        None,
+                        Some(f.err.code),
+                        d.locate_ms,
+                        d.screenshot.clone(),
+                    );
+                    if !retryable {
+                        progress(self, "failed", &d, None, Some(f.err.code));
+                        return Err(f.err);
+                    }
+                    progress(self, "retry", &d, None, Some(f.err.code));
+                    compensate = f.acted;
+                }
+            }
+        }
+    }
+
+    fn timeout(&self, step: &Step) -> u64 {
+        step.timeout_ms.unwrap_or(self.opts.timeout_ms)
+    }
+
+    fn main_query(&self, lf: &LoadedFlow) -> Result<WindowQuery, MendError> {
+        let mut q = WindowQuery::title(&lf.flow.window.title)?;
+        q.class = lf.flow.window.class.clone();
+        Ok(q)
+    }
+
+    fn query_for(&self, lf: &LoadedFlow, spec: &TargetSpec) -> Result<WindowQuery, MendError> {
+        match &spec.window {
+            Some(t) => WindowQuery::title(t),
+            None => self.main_query(lf),
+        }
+    }
+
+    fn guard(&self, lf: &LoadedFlow) -> Result<Guard, MendError> {
+        let mut allow = vec![self.main_query(lf)?];
+        for t in &lf.flow.window.allow {
+            allow.push(WindowQuery::title(t)?);
+        }
+        for int in &lf.flow.interrupts {
+            allow.push(WindowQuery::title(&int.window)?);
+        }
+        Ok(Guard::new(allow))
+    }
+
+    /// The guard on the frame the target was located in.
+    fn check_guard(&self, lf: &LoadedFlow, frame: &Frame) -> Result<(), MendError> {
+        let window = frame
+            .info
+            .window
+            .as_ref()
+            .ok_or_else(|| err(ErrorCode::WindowNotFound, "the frame has no window"))?;
+        self.guard(lf)?
+            .check(self.capture.foreground()?.as_ref(), window)
+    }
+
+    fn spend(&mut self, n: u32) -> Result<(), MendError> {
+        if self.actions + n > self.opts.budget {
+            return Err(err(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the run's action budget ({}) is spent; raise --budget if the flow really needs more",
+                    self.opts.budget
+                ),
+            ));
+        }
+        self.actions += n;
+        Ok(())
+    }
+
+    /// The same action on the same control on the same screen, again and again, is a loop.
+    fn note_action(
+        &mut self,
+        row: usize,
+        what: &str,
+        at: Rect,
+        frame: &Frame,
+    ) -> Result<Fingerprint, MendError> {
+        let h = self.fp.hash(&frame.image);
+        let n = self
+            .seen
+            .entry((row, what.to_string(), at, h.clone()))
+            .or_insert(0);
+        *n += 1;
+        if *n > MAX_SAME {
+            return Err(err(
+                ErrorCode::LoopDetected,
+                format!(
+                    "'{what}' at {},{} on an unchanged screen for the {}th time; stopping instead of looping",
+                    at.x, at.y, n
+                ),
+            ));
+        }
+        Ok(h)
+    }
+
+    fn send(&mut self, a: &Input_) -> Result<(), MendError> {
+        self.input.perform(a)
+    }
+
+    /// Locate a target, waiting (and dismissing interrupts) while it is not there yet.
+    fn locate_wait(
+        &mut self,
+        lf: &LoadedFlow,
+        spec: &TargetSpec,
+        vars: &Row,
+        timeout: u64,
+    ) -> Result<(Frame, Located), Fail> {
+        let q = self.query_for(lf, spec)?;
+        let target = target_of(spec, vars)?;
+        let recorded = Recorded {
+            template: spec
+                .crop
+                .as_ref()
+                .and_then(|c| lf.templates.get(c).cloned()),
+        };
+        let deadline = self.clock.now_ms() + timeout;
+        loop {
+            let frame = self.capture.capture(&q);
+            let r = match frame {
+                Ok(f) => match self.finder.find(&f, &target, &recorded) {
+                    Ok(l) => return Ok((f, l)),
+                    Err(refusal) => Fail {
+                        err: refusal.error,
+                        acted: false,
+                        frame: Some(f),
+                        candidates: refusal.candidates,
+                    },
+                },
+                Err(e) => Fail::from(e),
+            };
+            let waitable = matches!(
+                r.err.code,
+                ErrorCode::LocatorNotFound | ErrorCode::WindowNotFound
+            );
+            if !waitable || self.clock.now_ms() >= deadline {
+                return Err(r);
+            }
+            self.handle_interrupts(lf, vars)?;
+            self.clock.sleep_ms(self.opts.poll_ms * 4);
+        }
+    }
+
+    /// Locate, guard (dismissing an interrupt that blocks), note the action; the frame and the
+    /// control to act on.
+    fn locate_guarded(
+        &mut self,
+        lf: &LoadedFlow,
+        spec: &TargetSpec,
+        vars: &Row,
+        timeout: u64,
+        row: usize,
+        what: &str,
+    ) -> Result<(Frame, Located, Fingerprint), Fail> {
+        let mut tries = 0;
+        loop {
+            let (frame, located) = self.locate_wait(lf, spec, vars, timeout)?;
+            match self.check_guard(lf, &frame) {
+                Ok(()) => {
+                    let h = self.note_action(row, what, located.screen_box, &frame)?;
+                    return Ok((frame, located, h));
+                }
+                Err(e) if e.code == ErrorCode::WindowBlocked && tries < 2 => {
+                    tries += 1;
+                    if !self.handle_interrupts(lf, vars)? {
+                        return Err(Fail {
+                            err: e,
+                            acted: false,
+                            frame: Some(frame),
+                            candidates: vec![],
+                        });
+                    }
+                }
+                Err(e) => {
+                    return Err(Fail {
+                        err: e,
+                        acted: false,
+                        frame: Some(frame),
+                        candidates: vec![],
+                    })
+                }
+            }
+        }
+    }
+
+    /// Type one character at a time, the guard checked before each: a window that steals the
+    /// focus mid-text receives nothing.
+    fn type_guarded(
+        &mut self,
+        lf: &LoadedFlow,
+        frame: &Frame,
+        text: &str,
+    ) -> Result<(), MendError> {
+        let mut buf = [0u8; 4];
+        for c in text.chars() {
+            self.check_guard(lf, frame)?;
+            self.send(&Input_::Type {
+                text: c.encode_utf8(&mut buf).to_string(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// One attempt at a step (or a compensation step when `at` is `None`: no journal).
+    fn attempt(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+        at: Option<At>,
+        compensate: bool,
+    ) -> Result<(Option<Located>, StepDetail), Fail> {
+        let timeout = self.timeout(step);
+        let t0 = self.clock.now_ms();
+        let row = at.map_or(usize::MAX, |a| a.row);
+        let mut d = StepDetail::default();
+        // Undo a half-done attempt first; for `type`, after focusing the field (below).
+        if compensate && step.action != Action::Type {
+            self.compensate(lf, step, vars)?;
+        }
+        let what = action_name(&step.action);
+        match step.action {
+            Action::WaitFor | Action::Assert => {
+                self.intent(at, &what)?;
+                if step.action == Action::Assert {
+                    let _ = self.settle(lf, timeout);
+                    for c in &step.check {
+                        if !self.check_once(lf, c, vars)? {
+                            return Err(Fail::from(err(
+                                ErrorCode::AssertionFailed,
+                                format!("assertion failed: {}", describe_check(c)),
+                            )));
+                        }
+                    }
+                } else {
+                    self.wait_checks(lf, &step.check, vars, timeout, ErrorCode::ActionTimeout)?;
+                }
+                d.settle_ms = self.clock.now_ms() - t0;
+                return Ok((None, d));
+            }
+            Action::Focus => {
+                self.intent(at, &what)?;
+                let q = self.main_query(lf)?;
+                let deadline = self.clock.now_ms() + timeout;
+                loop {
+                    let w = self.capture.find_window(&q)?;
+                    if self.capture.foreground()?.is_some_and(|f| f.id == w.id) {
+                        break;
+                    }
+                    if self.clock.now_ms() >= deadline {
+                        return Err(Fail::from(err(
+                            ErrorCode::WindowBlocked,
+                            format!(
+                                "'{}' did not come to the front within {timeout} ms",
+                                w.title
+                            ),
+                        )));
+                    }
+                    self.handle_interrupts(lf, vars)?;
+                    self.clock.sleep_ms(self.opts.poll_ms);
+                }
+                d.settle_ms = self.clock.now_ms() - t0;
+                return Ok((None, d));
+            }
+            Action::Key => {
+                let keys = parse_keys(step.keys.as_deref().unwrap_or_default())?;
+                let q = self.main_query(lf)?;
+                let frame = self.capture.capture(&q)?;
+                if let Err(e) = self.check_guard(lf, &frame) {
+                    if !(e.code == ErrorCode::WindowBlocked && self.handle_interrupts(lf, vars)?) {
+                        return Err(e.into());
+                    }
+                    self.check_guard(lf, &frame)?;
+                }
+                let h = self.note_action(row, &what, frame.info.bounds(), &frame)?;
+                self.spend(1)?;
+                self.intent(at, &what)?;
+                let t1 = self.clock.now_ms();
+                self.send(&Input_::Keys { keys }).map_err(|e| Fail {
+                    acted: true,
+                    ..Fail::from(e)
+                })?;
+                d.act_ms = self.clock.now_ms() - t1;
+                self.after_act(lf, step, vars, &mut d, at, &what, None, &h)?;
+                return Ok((None, d));
+            }
+            _ => {}
+        }
+        let spec = step.target.as_ref().ok_or_else(|| {
+            Fail::from(err(
+                ErrorCode::FlowInvalid,
+                format!("{what} needs a target"),
+            ))
+        })?;
+        let (frame, located, h) = self.locate_guarded(lf, spec, vars, timeout, row, &what)?;
+        d.locate_ms = self.clock.now_ms() - t0;
+        d.confidence = Some(located.confidence);
+        d.rect = Some(located.rect);
+        let c = located.screen_box.center();
+        let drop_at = match (&step.action, &step.to) {
+            (Action::Drag, Some(to)) => {
+                let (_, l) = self.locate_wait(lf, to, vars, timeout)?;
+                Some(l.screen_box.center())
+            }
+            _ => None,
+        };
+        self.spend(1)?;
+        self.intent(at, &what)?;
+        let t1 = self.clock.now_ms();
+        let acted = |e: MendError| Fail {
+            err: e,
+            acted: true,
+            frame: None,
+            candidates: vec![],
+        };
+        let first = match step.action {
+            Action::Click | Action::Type => Input_::click(c),
+            Action::DoubleClick => Input_::Click {
+                at: c,
+                button: MouseButton::Left,
+                count: 2,
+            },
+            Action::RightClick => Input_::Click {
+                at: c,
+                button: MouseButton::Right,
+                count: 1,
+            },
+            Action::Scroll => Input_::Scroll {
+                at: c,
+                lines: step.lines.unwrap_or(1),
+            },
+            Action::Drag => Input_::Drag {
+                from: c,
+                to: drop_at.unwrap_or(c),
+            },
+            _ => unreachable!("targetless actions returned above"),
+        };
+        self.send(&first).map_err(acted)?;
+        if step.action == Action::Type {
+            if compensate {
+                self.compensate(lf, step, vars)
+                    .map_err(|f| Fail { acted: true, ..f })?;
+            }
+            let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)
+                .map_err(acted)?;
+            self.type_guarded(lf, &frame, &text).map_err(acted)?;
+        }
+        d.act_ms = self.clock.now_ms() - t1;
+        self.after_act(lf, step, vars, &mut d, at, &what, Some(&located), &h)?;
+        Ok((Some(located), d))
+    }
+
+    fn intent(&mut self, at: Option<At>, what: &str) -> Result<(), MendError> {
+        if let Some(a) = at {
+            self.store.append(
+                a.run,
+                &JournalEntry::Intent {
+                    row: a.row,
+                    step: a.step,
+                    attempt: a.attempt,
+                    action: what.into(),
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Settle, then the step's own checks; one audit line for the action.
+    #[allow(clippy::too_many_arguments)]
+    fn after_act(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+        d: &mut StepDetail,
+        at: Option<At>,
+        what: &str,
+        located: Option<&Located>,
+        frame_hash: &Fingerprint,
+    ) -> Result<(), Fail> {
+        let timeout = self.timeout(step);
+        let t2 = self.clock.now_ms();
+        let settled = self.settle(lf, timeout);
+        d.settle_ms = self.clock.now_ms() - t2;
+        let code = settled.as_ref().err().map(|e| e.code);
+        if let Some(a) = at {
+            self.audit(
+                a.run,
+                a.row,
+                &step.id.clone().unwrap_or_else(|| format!("{}", a.step + 1)),
+                what,
+                located.map(|l| l.strategy.as_str()),
+                located.map(|l| l.confidence),
+                located.map(|l| l.rect),
+                Some(frame_hash),
+                code,
+                d.locate_ms + d.act_ms + d.settle_ms,
+                None,
+            );
+        }
+        settled.map_err(|e| Fail {
+            acted: true,
+            ..Fail::from(e)
+        })?;
+        if !step.check.is_empty() {
+            self.wait_checks(lf, &step.check, vars, timeout, ErrorCode::AssertionFailed)
+                .map_err(|f| Fail { acted: true, ..f })?;
+        }
+        Ok(())
+    }
+
+    /// Run a step's compensation steps (no journal of their own: they belong to the step).
+    fn compensate(&mut self, lf: &LoadedFlow, step: &Step, vars: &Row) -> Result<(), Fail> {
+        for c in &step.compensation {
+            self.attempt(lf, c, vars, None, false)?;
+        }
+        Ok(())
+    }
+
+    /// Wait until the screen stops changing: the main window's fingerprint and the set of
+    /// windows unchanged for `quiet_ms`. `ACTION_TIMEOUT` if it never does.
+    fn settle(&mut self, lf: &LoadedFlow, timeout: u64) -> Result<(), MendError> {
+        let q = self.main_query(lf)?;
+        let start = self.clock.now_ms();
+        let mut last: Option<(Option<Fingerprint>, Vec<(u32, String)>)> = None;
+        let mut since = start;
+        loop {
+            let wins: Vec<(u32, String)> = self
+                .capture
+                .windows()?
+                .into_iter()
+                .map(|w| (w.id, w.title))
+                .collect();
+            let h = self
+                .capture
+                .capture(&q)
+                .ok()
+                .map(|f| self.fp.hash(&f.image));
+            let now = self.clock.now_ms();
+            let same = last.as_ref().is_some_and(|(lh, lw)| {
+                *lw == wins
+                    && match (lh, &h) {
+                        (Some(a), Some(b)) => a.distance(b) <= 1,
+                        (None, None) => true,
+                        _ => false,
+                    }
+            });
+            if same {
+                if now - since >= self.opts.quiet_ms {
+                    return Ok(());
+                }
+            } else {
+                last = Some((h, wins));
+                since = now;
+            }
+            if now - start >= timeout {
+                return Err(err(
+                    ErrorCode::ActionTimeout,
+                    format!("the screen did not settle within {timeout} ms (it kept changing)"),
+                ));
+            }
+            self.clock.sleep_ms(self.opts.poll_ms);
+        }
+    }
+
+    /// Poll checks until all hold; `code` when the timeout passes first.
+    fn wait_checks(
+        &mut self,
+        lf: &LoadedFlow,
+        checks: &[Check],
+        vars: &Row,
+        timeout: u64,
+        code: ErrorCode,
+    ) -> Result<(), Fail> {
+        let deadline = self.clock.now_ms() + timeout;
+        loop {
+            let mut failing = None;
+            for c in checks {
+                if !self.check_once(lf, c, vars)? {
+                    failing = Some(c);
+                    break;
+                }
+            }
+            let Some(c) = failing else { return Ok(()) };
+            if self.clock.now_ms() >= deadline {
+                return Err(Fail::from(err(
+                    code,
+                    format!("not true within {timeout} ms: {}", describe_check(c)),
+                )));
+            }
+            self.handle_interrupts(lf, vars)?;
+            self.clock.sleep_ms(self.opts.poll_ms * 4);
+        }
+    }
+
+    /// One look at the screen: does the check hold?
+    fn check_once(&mut self, lf: &LoadedFlow, c: &Check, vars: &Row) -> Result<bool, MendError> {
+        let exists = |me: &mut Self, t: &TargetSpec| -> Result<Option<Located>, MendError> {
+            let q = me.query_for(lf, t)?;
+            let target = target_of(t, vars)?;
+            let frame = match me.capture.capture(&q) {
+                Ok(f) => f,
+                Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let recorded = Recorded {
+                template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
+            };
+            match me.finder.find(&frame, &target, &recorded) {
+                Ok(l) => Ok(Some(l)),
+                Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok(None),
+                // Two candidates: it exists, whichever it is.
+                Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => Ok(Some(Located {
+                    strategy: mend_model::Strategy::FuzzyOcr,
+                    rect: r.candidates.first().map_or(Rect::default(), |c| c.rect),
+                    screen_box: Rect::default(),
+                    confidence: 0.0,
+                    text: r
+                        .candidates
+                        .first()
+                        .map_or(String::new(), |c| c.text.clone()),
+                    frame_id: frame.info.id,
+                })),
+                Err(r) => Err(r.error),
+            }
+        };
+        match c {
+            Check::Exists(t) => Ok(exists(self, t)?.is_some()),
+            Check::NotExists(t) => Ok(exists(self, t)?.is_none()),
+            Check::WindowTitle(p) => {
+                let q = WindowQuery::title(p)?;
+                Ok(self.capture.windows()?.iter().any(|w| q.matches(w)))
+            }
+            Check::TextMatches { target, pattern } => {
+                let re = regex::Regex::new(pattern).map_err(|e| {
+                    err(
+                        ErrorCode::FlowInvalid,
+                        format!("text_matches pattern '{pattern}': {e}"),
+                    )
+                })?;
+                Ok(exists(self, target)?.is_some_and(|l| re.is_match(&l.text)))
+            }
+        }
+    }
+
+    /// If an interrupt window is up, click its button. Returns whether one was handled.
+    fn handle_interrupts(&mut self, lf: &LoadedFlow, _vars: &Row) -> Result<bool, MendError> {
+        if lf.flow.interrupts.is_empty() {
+            return Ok(false);
+        }
+        let windows = self.capture.windows()?;
+        for int in &lf.flow.interrupts {
+            let q = WindowQuery::title(&int.window)?;
+            let Some(w) = windows.iter().find(|w| q.matches(w)) else {
+                continue;
+            };
+            let frame = self.capture.capture_window(w.id)?;
+            let target = Target {
+                text: Some(int.click.clone()),
+                role: Role::Button,
+                ..Target::default()
+            };
+            let located = self
+                .finder
+                .find(&frame, &target, &Recorded::default())
+                .map_err(|r| {
+                    err(
+                        r.error.code,
+                        format!(
+                            "interrupt '{}' is up but its '{}' cannot be found: {}",
+                            w.title, int.click, r.error.message
+                        ),
+                    )
+                })?;
+            self.check_guard(lf, &frame)?;
+            let h = self.note_action(usize::MAX, "interrupt", located.screen_box, &frame)?;
+            self.spend(1)?;
+            self.send(&Input_::click(located.screen_box.center()))?;
+            let title = w.title.clone();
+            self.audit(
+                "",
+                0,
+                "interrupt",
+                &format!("interrupt {title}"),
+                Some(located.strategy.as_str()),
+                Some(located.confidence),
+                Some(located.rect),
+                Some(&h),
+                None,
+                0,
+                None,
+            );
+            let p = Progress {
+                row: 0,
+                rows: self.rows,
+                step: 0,
+                steps: 0,
+                id: "interrupt".into(),
+                action: format!("dismiss '{title}'"),
+                status: "interrupt".into(),
+                strategy: Some(located.strategy.as_str().into()),
+                confidence: Some(located.confidence),
+                ms: 0,
+                code: None,
+                message: None,
+            };
+            (self.on_progress)(&p);
+            // Wait for it to go away.
+            let deadline = self.clock.now_ms() + self.opts.timeout_ms;
+            while self.capture.windows()?.iter().any(|x| x.id == w.id) {
+                if self.clock.now_ms() >= deadline {
+                    return Err(err(
+                        ErrorCode::ActionTimeout,
+                        format!(
+                            "interrupt '{title}' did not close after '{}' was clicked",
+                            int.click
+                        ),
+                    ));
+                }
+                self.clock.sleep_ms(self.opts.poll_ms);
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn journal_result(
+        &self,
+        run: &str,
+        row: usize,
+        step: usize,
+        attempt: u32,
+        code: Option<ErrorCode>,
+        strategy: Option<&str>,
+        detail: StepDetail,
+    ) -> Result<(), MendError> {
+        self.store.append(
+            run,
+            &JournalEntry::Result {
+                row,
+                step,
+                attempt,
+                code,
+                strategy: strategy.map(str::to_string),
+                detail,
+            },
+        )?;
+        Ok(())
+    }
+
+    /// One audit line per action. Never holds typed text: only what `describe` would show.
+    #[allow(clippy::too_many_arguments)]
+    fn audit(
+        &self,
+        run: &str,
+        row: usize,
+        step: &str,
+        action: &str,
+        strategy: Option<&str>,
+        confidence: Option<f64>,
+        rect: Option<Rect>,
+        frame_hash: Option<&Fingerprint>,
+        code: Option<ErrorCode>,
+        ms: u64,
+        screenshot: Option<String>,
+    ) {
+        let line = serde_json::json!({
+            "ts": self.clock.unix_ms(),
+            "run": run,
+            "row": row + 1,
+            "step": step,
+            "action": action,
+            "strategy": strategy,
+            "confidence": confidence,
+            "box": rect,
+            "frame_hash": frame_hash.map(|h| h.0.clone()),
+            "code": code,
+            "ms": ms,
+            "screenshot": screenshot,
+        });
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.run_dir.join("audit.jsonl"))
+        {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+
+    fn save_shot(&self, frame: &Frame, r: usize, i: usize) -> Option<String> {
+        let p = self.run_dir.join(format!("fail-r{}-s{}.png", r + 1, i + 1));
+        save_frame(frame, &p).ok().map(|_| p.display().to_string())
+    }
+
+    fn screenshot(&self, lf: &LoadedFlow, r: usize, i: usize) -> Option<String> {
+        let q = self.main_query(lf).ok()?;
+        let f = self.capture.capture(&q).ok()?;
+        self.save_shot(&f, r, i)
+    }
+}
+
+pub fn describe_check(c: &Check) -> String {
+    let t = |t: &TargetSpec| {
+        format!(
+            "{} '{}'",
+            t.role.as_deref().unwrap_or("any"),
+            t.text.as_deref().or(t.near.as_deref()).unwrap_or("")
+        )
+    };
+    match c {
+        Check::Exists(x) => format!("{} exists", t(x)),
+        Check::NotExists(x) => format!("{} does not exist", t(x)),
+        Check::WindowTitle(p) => format!("a window titled '{p}' is open"),
+        Check::TextMatches { target, pattern } => format!("{} reads /{pattern}/", t(target)),
+    }
+}
+
+/// A run's summary from the store alone (for `mend report`, `runs`, and the end of a run).
+pub fn summary(store: &Store, rec: &RunRecord, lf: &LoadedFlow) -> Result<Summary, MendError> {
+    summary_from(store, rec, Some(lf))
+}
+
+pub fn summary_from(
+    store: &Store,
+    rec: &RunRecord,
+    lf: Option<&LoadedFlow>,
+) -> Result<Summary, MendError> {
+    let mut last: BTreeMap<(usize, usize), StepSummary> = BTreeMap::new();
+    for e in store.journal(&rec.id)? {
+        if let JournalEntry::Result {
+            row,
+            step,
+            code,
+            strategy,
+            detail,
+            ..
+        } = e
+        {
+            let status = match (&code, strategy.as_deref()) {
+                (None, Some("verified")) => "verified",
+                (None, _) => "passed",
+                (Some(ErrorCode::ResumeUnverified), _) => "paused",
+                (Some(_), _) => "failed",
+            };
+            let id = if detail.step_id.is_empty() {
+                lf.and_then(|l| l.flow.steps.get(step))
+                    .and_then(|s| s.id.clone())
+                    .unwrap_or_else(|| format!("{}", step + 1))
+            } else {
+                detail.step_id.clone()
+            };
+            last.insert(
+                (row, step),
+                StepSummary {
+                    row,
+                    step,
+                    id,
+                    action: detail.action.clone(),
+                    status: status.into(),
+                    strategy,
+                    confidence: detail.confidence,
+                    duration_ms: detail.locate_ms + detail.act_ms + detail.settle_ms,
+                    code,
+                    screenshot: detail.screenshot.clone(),
+                },
+            );
+        }
+    }
+    Ok(Summary {
+        run: rec.id.clone(),
+        flow: rec.flow.clone(),
+        status: rec.status.clone(),
+        code: rec.code,
+        message: rec.message.clone(),
+        steps: last.into_values().collect(),
+        report: None,
+    })
+}

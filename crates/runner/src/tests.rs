@@ -1,0 +1,735 @@
+//! The runner on a fake desktop and a fake clock: the seams (capture, input, finder, clock)
+//! faked, everything else real (the flow parser, sled on disk, the journal, the report).
+//! The same runner on the real desktop is tested in crates/cli/tests/run_cli.rs.
+
+use super::*;
+use image::RgbaImage;
+use mend_capture::{Capture, Frame};
+use mend_input::{Action as In, Input};
+use mend_locate::{Recorded, Refusal};
+use mend_model::{
+    Candidate, ErrorCode, FrameInfo, Located, MendError, Point, Rect, Role, Strategy, Target,
+    WindowInfo,
+};
+use mend_store::{JournalEntry, RunRecord, Store};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+const MAIN: u32 = 1;
+const POPUP: u32 = 2;
+const OTHER: u32 = 3;
+
+#[derive(Default)]
+struct World {
+    screen: String,
+    /// Open windows besides the main one: (id, title).
+    extra: Vec<(u32, String)>,
+    focus: u32,
+    effects: Vec<String>,
+    /// Text typed, per window id.
+    typed: BTreeMap<u32, String>,
+    inputs: Vec<In>,
+    /// The screen keeps changing (a spinner that never stops).
+    animate: bool,
+    /// Clicks to swallow before the app reacts.
+    deaf: u32,
+    /// The popup comes back after every dismissal.
+    sticky_popup: bool,
+    /// After this many characters the other window grabs the focus.
+    steal_after: Option<usize>,
+    clock: FakeClock,
+}
+
+type W = Rc<RefCell<World>>;
+
+fn controls(screen: &str) -> Vec<(&'static str, Role, Rect)> {
+    match screen {
+        "login" => vec![
+            ("用户名", Role::Field, Rect::new(100, 10, 80, 20)),
+            ("密码", Role::Field, Rect::new(100, 40, 80, 20)),
+            ("登录", Role::Button, Rect::new(100, 70, 60, 20)),
+        ],
+        "main" => vec![
+            ("查询", Role::Button, Rect::new(200, 10, 60, 20)),
+            ("删除", Role::Button, Rect::new(200, 40, 60, 20)),
+            ("删除 ", Role::Button, Rect::new(200, 70, 60, 20)),
+        ],
+        "result" => vec![("结果", Role::Text, Rect::new(10, 100, 60, 20))],
+        _ => vec![],
+    }
+}
+
+struct Desk(W);
+
+impl Capture for Desk {
+    fn windows(&self) -> Result<Vec<WindowInfo>, MendError> {
+        let w = self.0.borrow();
+        let mut out = vec![win(MAIN, "客户管理系统", w.focus == MAIN)];
+        for (id, t) in &w.extra {
+            out.push(win(*id, t, w.focus == *id));
+        }
+        Ok(out)
+    }
+    fn capture_window(&self, id: u32) -> Result<Frame, MendError> {
+        let w = self.0.borrow();
+        let title = if id == MAIN {
+            "客户管理系统".to_string()
+        } else {
+            w.extra
+                .iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, t)| t.clone())
+                .ok_or_else(|| MendError::new(ErrorCode::WindowNotFound, "gone"))?
+        };
+        // A picture that differs per screen, per typed length, and per tick when animated.
+        let seed = w.screen.len() as u32 * 31
+            + w.typed.get(&MAIN).map_or(0, |t| t.len() as u32) * 7
+            + if w.animate {
+                (w.clock.now_ms() / 50) as u32 * 13
+            } else {
+                0
+            }
+            + id * 101;
+        let img = RgbaImage::from_fn(64, 48, |x, y| {
+            let v = ((x * (seed % 7 + 1) + y * (seed % 11 + 2) + seed) % 256) as u8;
+            image::Rgba([v, v.wrapping_mul(3), v ^ 0x55, 255])
+        });
+        Ok(Frame {
+            info: FrameInfo {
+                id: 1,
+                monitor: "fake".into(),
+                scale_factor: 1.0,
+                origin: Point { x: 0, y: 0 },
+                width: 64,
+                height: 48,
+                window: Some(win(id, &title, w.focus == id)),
+            },
+            image: img,
+        })
+    }
+}
+
+fn win(id: u32, title: &str, focused: bool) -> WindowInfo {
+    WindowInfo {
+        id,
+        title: title.into(),
+        app_name: "fake".into(),
+        pid: 0,
+        rect: Rect::new(0, 0, 64, 48),
+        focused,
+    }
+}
+
+struct Keyboard(W);
+
+impl Input for Keyboard {
+    fn perform(&mut self, a: &In) -> Result<(), MendError> {
+        let mut w = self.0.borrow_mut();
+        w.inputs.push(a.clone());
+        match a {
+            In::Click { at, .. } => {
+                if w.deaf > 0 {
+                    w.deaf -= 1;
+                    return Ok(());
+                }
+                if w.focus == POPUP {
+                    w.effects.push("dismiss".into());
+                    if !w.sticky_popup {
+                        w.extra.retain(|(i, _)| *i != POPUP);
+                        w.focus = MAIN;
+                    }
+                    return Ok(());
+                }
+                let hit = controls(&w.screen)
+                    .into_iter()
+                    .find(|(_, _, r)| r.contains(*at));
+                match hit.map(|h| h.0) {
+                    Some("登录") => {
+                        w.effects.push("login".into());
+                        w.screen = "main".into();
+                    }
+                    Some("查询") => w.screen = "result".into(),
+                    Some(t) if t.starts_with("删除") => w.effects.push("delete".into()),
+                    _ => {}
+                }
+            }
+            In::Type { text } => {
+                let f = w.focus;
+                w.typed.entry(f).or_default().push_str(text);
+                let n = w.typed.get(&MAIN).map_or(0, |t| t.chars().count());
+                if w.steal_after.is_some_and(|k| n >= k) {
+                    w.extra.push((OTHER, "Decoy".into()));
+                    w.focus = OTHER;
+                    w.steal_after = None;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Finds a control by its whole text on the current screen (or 确定 on the popup).
+struct Seer(W);
+
+impl Finder for Seer {
+    fn find(&mut self, frame: &Frame, t: &Target, _: &Recorded) -> Result<Located, Refusal> {
+        let w = self.0.borrow();
+        let text = t.text.clone().unwrap_or_default();
+        let id = frame.info.window.as_ref().map_or(0, |w| w.id);
+        let list = if id == POPUP {
+            vec![("确定", Role::Button, Rect::new(10, 10, 40, 20))]
+        } else {
+            controls(&w.screen)
+        };
+        let hits: Vec<_> = list
+            .into_iter()
+            .filter(|(l, r, _)| l.trim() == text && t.role.accepts(*r))
+            .collect();
+        let cand = |(l, r, rect): &(&str, Role, Rect)| Candidate {
+            rect: *rect,
+            text: l.to_string(),
+            role: *r,
+            score: 0.9,
+        };
+        match hits.len() {
+            0 => Err(Refusal {
+                error: MendError::new(ErrorCode::LocatorNotFound, format!("no '{text}'")),
+                candidates: vec![],
+            }),
+            1 => Ok(Located {
+                strategy: Strategy::FuzzyOcr,
+                rect: hits[0].2,
+                screen_box: hits[0].2,
+                confidence: 0.9,
+                text: hits[0].0.trim().into(),
+                frame_id: frame.info.id,
+            }),
+            _ => Err(Refusal {
+                error: MendError::new(ErrorCode::LocatorAmbiguous, format!("two '{text}'")),
+                candidates: hits.iter().map(cand).collect(),
+            }),
+        }
+    }
+}
+
+struct Bench {
+    world: W,
+    dir: tempfile::TempDir,
+    store: Store,
+}
+
+fn bench(screen: &str) -> Bench {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let world = Rc::new(RefCell::new(World {
+        screen: screen.into(),
+        focus: MAIN,
+        ..World::default()
+    }));
+    Bench { world, dir, store }
+}
+
+fn flow(b: &Bench, body: &str) -> LoadedFlow {
+    let p = b.dir.path().join("f.toml");
+    let src = format!("version = 1\nname = \"t\"\n[window]\ntitle = \"客户管理系统\"\n{body}");
+    std::fs::write(&p, src).unwrap();
+    LoadedFlow::load(&p, &["name".to_string()]).unwrap()
+}
+
+const LOGIN: &str = r#"
+[[step]]
+id = "user"
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "admin"
+[[step]]
+id = "password"
+action = "type"
+target = { text = "密码", role = "field" }
+text = "${secret:PW}"
+[[step]]
+id = "login"
+action = "click"
+target = { text = "登录", role = "button" }
+risk = "write"
+verify = { exists = { text = "查询", role = "button" } }
+"#;
+
+fn secrets(name: &str) -> Option<String> {
+    (name == "PW").then(|| "pw-s3cret".to_string())
+}
+
+/// Run (or resume, when `resume` names a run) with options tweaked by `opts`.
+fn go(
+    b: &Bench,
+    lf: &LoadedFlow,
+    rows: Vec<Row>,
+    resume: Option<&str>,
+    opts: impl FnOnce(&mut Options),
+) -> (Summary, Vec<Progress>) {
+    let clock = b.world.borrow().clock.clone();
+    let desk = Desk(b.world.clone());
+    let mut kb = Keyboard(b.world.clone());
+    let mut seer = Seer(b.world.clone());
+    let mut events = Vec::new();
+    let mut on = |p: &Progress| events.push(p.clone());
+    let mut o = Options::new(b.dir.path().join("runs"));
+    opts(&mut o);
+    let mut runner = Runner::new(
+        &desk, &mut kb, &mut seer, &clock, &b.store, &secrets, &mut on, o,
+    );
+    let s = match resume {
+        None => runner.start(lf, BTreeMap::new(), rows, "chi_sim+eng"),
+        Some(id) => runner.resume(lf, id),
+    }
+    .unwrap();
+    (s, events)
+}
+
+fn files_under(dir: &std::path::Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_flow_passes_journals_every_step_and_never_writes_the_secret() {
+    let b = bench("login");
+    let lf = flow(&b, LOGIN);
+    let (s, events) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(s.exit_code(), 0);
+    let w = b.world.borrow();
+    assert_eq!(w.effects, vec!["login"]);
+    assert_eq!(w.typed[&MAIN], "adminpw-s3cret");
+    // Intent before result, for every step, in order.
+    let kinds: Vec<(usize, &str)> = b
+        .store
+        .journal(&s.run)
+        .unwrap()
+        .iter()
+        .map(|e| match e {
+            JournalEntry::Intent { step, .. } => (*step, "intent"),
+            JournalEntry::Result { step, code, .. } => {
+                assert!(code.is_none());
+                (*step, "result")
+            }
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (0, "intent"),
+            (0, "result"),
+            (1, "intent"),
+            (1, "result"),
+            (2, "intent"),
+            (2, "result")
+        ]
+    );
+    assert_eq!(s.steps.len(), 3);
+    assert!(s
+        .steps
+        .iter()
+        .all(|st| st.strategy.as_deref() == Some("fuzzy_ocr")));
+    assert!(events
+        .iter()
+        .any(|e| e.status == "passed" && e.id == "login"));
+    let report = std::fs::read_to_string(s.report.as_ref().unwrap()).unwrap();
+    assert!(
+        report.contains("| 1 | login | click | passed | fuzzy_ocr |"),
+        "{report}"
+    );
+    // Nothing on disk — sled files, audit, report — holds the secret.
+    drop(w);
+    for bytes in files_under(b.dir.path()) {
+        assert!(
+            !bytes.windows(9).any(|x| x == b"pw-s3cret"),
+            "the secret reached the disk"
+        );
+    }
+    let audit = std::fs::read_to_string(b.dir.path().join("runs").join(&s.run).join("audit.jsonl"))
+        .unwrap();
+    assert_eq!(
+        audit.lines().count(),
+        3,
+        "one audit line per action: {audit}"
+    );
+}
+
+#[test]
+fn a_window_in_front_gets_no_input() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.extra.push((OTHER, "Terminal".into()));
+        w.focus = OTHER;
+    }
+    let (s, _) = go(&b, &flow(&b, LOGIN), vec![], None, |_| {});
+    assert_eq!(s.status, "failed");
+    assert_eq!(s.code, Some(ErrorCode::WindowBlocked));
+    assert!(b.world.borrow().inputs.is_empty(), "nothing was sent");
+    assert!(
+        s.steps[0].screenshot.is_some(),
+        "a failure has a screenshot"
+    );
+}
+
+#[test]
+fn an_interrupt_window_is_dismissed_and_the_flow_goes_on() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.extra.push((POPUP, "提示".into()));
+        w.focus = POPUP;
+    }
+    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
+    let (s, events) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().effects, vec!["dismiss", "login"]);
+    assert!(events.iter().any(|e| e.status == "interrupt"));
+}
+
+#[test]
+fn an_interrupt_that_keeps_coming_back_is_a_loop() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.extra.push((POPUP, "提示".into()));
+        w.focus = POPUP;
+        w.sticky_popup = true;
+    }
+    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |o| o.timeout_ms = 100);
+    // The popup never closes: each dismissal times out, then the same click on the same
+    // screen again would be the 4th — but the timeout stops it first. Either way: no login.
+    assert_eq!(s.status, "failed");
+    assert!(
+        matches!(
+            s.code,
+            Some(ErrorCode::LoopDetected | ErrorCode::ActionTimeout)
+        ),
+        "{s:?}"
+    );
+    assert!(!b.world.borrow().effects.contains(&"login".to_string()));
+}
+
+#[test]
+fn the_same_click_on_the_same_screen_a_fourth_time_is_a_loop() {
+    let b = bench("main");
+    b.world.borrow_mut().deaf = 100;
+    // A read step whose check never holds: attempt, retry, retry — then the flow asks again.
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+check = [{ exists = { text = "结果" } }]
+timeout_ms = 300
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+timeout_ms = 300
+"#;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 2);
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed), "{s:?}");
+    let clicks = b.world.borrow().inputs.len();
+    assert_eq!(clicks, 3, "one attempt and two retries");
+    let b2 = bench("main");
+    b2.world.borrow_mut().deaf = 100;
+    let (s2, _) = go(&b2, &flow(&b2, body), vec![], None, |o| o.max_retries = 3);
+    assert_eq!(s2.code, Some(ErrorCode::LoopDetected), "{s2:?}");
+    assert_eq!(
+        b2.world.borrow().inputs.len(),
+        3,
+        "the 4th identical click is never sent"
+    );
+}
+
+#[test]
+fn a_read_step_is_retried_with_its_compensation_first() {
+    let b = bench("main");
+    b.world.borrow_mut().deaf = 1;
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+check = [{ exists = { text = "结果" } }]
+compensation = [{ action = "key", keys = "Escape" }]
+timeout_ms = 500
+"#;
+    let (s, events) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert!(matches!(w.inputs[0], In::Click { .. }));
+    assert!(matches!(&w.inputs[1], In::Keys { keys } if keys == &vec![mend_input::Key::Escape]));
+    assert!(matches!(w.inputs[2], In::Click { .. }));
+    assert_eq!(w.inputs.len(), 3);
+    assert!(events.iter().any(|e| e.status == "retry"));
+}
+
+#[test]
+fn a_write_that_acted_is_never_retried_blindly() {
+    let b = bench("main");
+    b.world.borrow_mut().deaf = 1;
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+risk = "write"
+check = [{ exists = { text = "结果" } }]
+timeout_ms = 500
+"#;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed));
+    assert_eq!(b.world.borrow().inputs.len(), 1);
+}
+
+#[test]
+fn a_screen_that_never_settles_times_out_on_the_clock() {
+    let b = bench("login");
+    b.world.borrow_mut().animate = true;
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "登录", role = "button" }
+timeout_ms = 2000
+"#;
+    let clock = b.world.borrow().clock.clone();
+    let t0 = clock.now_ms();
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.code, Some(ErrorCode::ActionTimeout), "{s:?}");
+    let spent = clock.now_ms() - t0;
+    assert!(
+        (2000..2200).contains(&spent),
+        "timed out after {spent} ms of fake time"
+    );
+}
+
+#[test]
+fn wait_for_times_out_and_assert_fails_with_a_screenshot() {
+    let b = bench("main");
+    let wait = r#"
+[[step]]
+action = "wait_for"
+check = [{ exists = { text = "结果" } }]
+timeout_ms = 1000
+"#;
+    let (s, _) = go(&b, &flow(&b, wait), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.code, Some(ErrorCode::ActionTimeout));
+    let assert = r#"
+[[step]]
+action = "assert"
+check = [{ not_exists = { text = "查询", role = "button" } }]
+"#;
+    let (s, _) = go(&b, &flow(&b, assert), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed));
+    let shot = s.steps[0].screenshot.as_ref().expect("screenshot");
+    assert!(std::path::Path::new(shot).exists());
+    assert!(b.world.borrow().inputs.is_empty());
+}
+
+#[test]
+fn two_candidates_are_a_refusal_with_no_input() {
+    let b = bench("main");
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "删除", role = "button" }
+risk = "irreversible"
+"#;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::LocatorAmbiguous));
+    assert!(b.world.borrow().inputs.is_empty());
+    assert!(b
+        .dir
+        .path()
+        .join("runs")
+        .join(&s.run)
+        .join("candidates-r1-s1.json")
+        .exists());
+}
+
+#[test]
+fn the_budget_stops_input() {
+    let b = bench("login");
+    let (s, _) = go(&b, &flow(&b, LOGIN), vec![], None, |o| o.budget = 2);
+    assert_eq!(s.code, Some(ErrorCode::BudgetExceeded));
+    assert!(
+        b.world.borrow().effects.is_empty(),
+        "the third action was not sent"
+    );
+}
+
+#[test]
+fn data_rows_run_the_steps_once_each() {
+    let b = bench("login");
+    let body = r#"
+[[step]]
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "${name};"
+"#;
+    let rows: Vec<Row> = ["甲", "乙", "丙"]
+        .iter()
+        .map(|n| [("name".to_string(), n.to_string())].into())
+        .collect();
+    let (s, _) = go(&b, &flow(&b, body), rows, None, |_| {});
+    assert_eq!(s.status, "passed");
+    assert_eq!(s.steps.len(), 3);
+    assert_eq!(b.world.borrow().typed[&MAIN], "甲;乙;丙;");
+}
+
+#[test]
+fn a_window_stealing_the_focus_mid_text_gets_nothing() {
+    let b = bench("login");
+    b.world.borrow_mut().steal_after = Some(3);
+    let (s, _) = go(&b, &flow(&b, LOGIN), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::WindowBlocked), "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.typed[&MAIN], "adm");
+    assert!(
+        !w.typed.contains_key(&OTHER),
+        "the decoy received {:?}",
+        w.typed.get(&OTHER)
+    );
+}
+
+/// A run record as a crash would leave it: steps 0 and 1 done, step 2's intent journaled.
+fn crashed_run(b: &Bench, lf: &LoadedFlow) -> String {
+    let mut rec = RunRecord::new("r-crash", &lf.flow.name, 1);
+    rec.flow_hash = lf.hash.clone();
+    b.store.put_run(&rec).unwrap();
+    for step in 0..2 {
+        for e in [
+            JournalEntry::Intent {
+                row: 0,
+                step,
+                attempt: 1,
+                action: "type".into(),
+            },
+            JournalEntry::Result {
+                row: 0,
+                step,
+                attempt: 1,
+                code: None,
+                strategy: Some("exact".into()),
+                detail: Default::default(),
+            },
+        ] {
+            b.store.append("r-crash", &e).unwrap();
+        }
+    }
+    b.store
+        .append(
+            "r-crash",
+            &JournalEntry::Intent {
+                row: 0,
+                step: 2,
+                attempt: 1,
+                action: "click".into(),
+            },
+        )
+        .unwrap();
+    rec.id
+}
+
+#[test]
+fn resume_verifies_a_step_that_took_effect_and_does_not_redo_it() {
+    let b = bench("main"); // the login click landed before the crash
+    let lf = flow(&b, LOGIN);
+    let id = crashed_run(&b, &lf);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(s.steps[2].status, "verified");
+    assert!(b.world.borrow().inputs.is_empty(), "nothing redone");
+}
+
+#[test]
+fn resume_redoes_a_step_that_did_not_take_effect() {
+    let b = bench("login"); // the crash came before the click
+    let lf = flow(&b, LOGIN);
+    let id = crashed_run(&b, &lf);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().effects, vec!["login"]);
+}
+
+#[test]
+fn resume_hands_an_unverifiable_write_to_a_person() {
+    let b = bench("login");
+    let lf = flow(
+        &b,
+        &LOGIN.replace(
+            "verify = { exists = { text = \"查询\", role = \"button\" } }",
+            "",
+        ),
+    );
+    let id = crashed_run(&b, &lf);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "paused");
+    assert_eq!(s.exit_code(), 3);
+    assert_eq!(s.code, Some(ErrorCode::ResumeUnverified));
+    assert!(b.world.borrow().inputs.is_empty());
+}
+
+#[test]
+fn resume_refuses_a_flow_that_changed() {
+    let b = bench("login");
+    let lf = flow(&b, LOGIN);
+    let id = crashed_run(&b, &lf);
+    let changed = flow(&b, &LOGIN.replace("admin", "root"));
+    let desk = Desk(b.world.clone());
+    let mut kb = Keyboard(b.world.clone());
+    let mut seer = Seer(b.world.clone());
+    let clock = FakeClock::default();
+    let mut on = |_: &Progress| {};
+    let mut r = Runner::new(
+        &desk,
+        &mut kb,
+        &mut seer,
+        &clock,
+        &b.store,
+        &secrets,
+        &mut on,
+        Options::new(b.dir.path().join("runs")),
+    );
+    assert_eq!(
+        r.resume(&changed, &id).unwrap_err().code,
+        ErrorCode::FlowInvalid
+    );
+}
+
+#[test]
+fn a_missing_secret_stops_before_any_input() {
+    let b = bench("login");
+    let lf = flow(&b, LOGIN);
+    let desk = Desk(b.world.clone());
+    let mut kb = Keyboard(b.world.clone());
+    let mut seer = Seer(b.world.clone());
+    let clock = FakeClock::default();
+    let mut on = |_: &Progress| {};
+    let none = |_: &str| None;
+    let mut r = Runner::new(
+        &desk,
+        &mut kb,
+        &mut seer,
+        &clock,
+        &b.store,
+        &none,
+        &mut on,
+        Options::new(b.dir.path().join("runs")),
+    );
+    let e = r.start(&lf, BTreeMap::new(), vec![], "eng").unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(e.message.contains("export PW="), "{}", e.message);
+    assert!(b.world.borrow().inputs.is_empty());
+}
