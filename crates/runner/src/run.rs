@@ -17,6 +17,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// What settling compares: the main window's fingerprint (none if it is gone) and the windows.
+type ScreenState = (Option<Fingerprint>, Vec<(u32, String)>);
+
 /// The locator seam: the real chain, or a fake in unit tests.
 pub trait Finder {
     fn find(
@@ -124,7 +127,7 @@ impl Summary {
 struct Fail {
     err: MendError,
     acted: bool,
-    frame: Option<Frame>,
+    frame: Option<Box<Frame>>,
     candidates: Vec<Candidate>,
 }
 
@@ -635,7 +638,7 @@ impl<'a> Runner<'a> {
                     Err(refusal) => Fail {
                         err: refusal.error,
                         acted: false,
-                        frame: Some(f),
+                        frame: Some(Box::new(f)),
                         candidates: refusal.candidates,
                     },
                 },
@@ -678,7 +681,7 @@ impl<'a> Runner<'a> {
                         return Err(Fail {
                             err: e,
                             acted: false,
-                            frame: Some(frame),
+                            frame: Some(Box::new(frame)),
                             candidates: vec![],
                         });
                     }
@@ -687,7 +690,7 @@ impl<'a> Runner<'a> {
                     return Err(Fail {
                         err: e,
                         acted: false,
-                        frame: Some(frame),
+                        frame: Some(Box::new(frame)),
                         candidates: vec![],
                     })
                 }
@@ -934,7 +937,7 @@ impl<'a> Runner<'a> {
     fn settle(&mut self, lf: &LoadedFlow, timeout: u64) -> Result<(), MendError> {
         let q = self.main_query(lf)?;
         let start = self.clock.now_ms();
-        let mut last: Option<(Option<Fingerprint>, Vec<(u32, String)>)> = None;
+        let mut last: Option<ScreenState> = None;
         let mut since = start;
         loop {
             let wins: Vec<(u32, String)> = self
