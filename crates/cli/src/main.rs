@@ -3,6 +3,7 @@
 
 mod act;
 mod inspect;
+mod run;
 mod target;
 mod validate;
 
@@ -35,6 +36,14 @@ enum Cmd {
     Capture(inspect::CaptureArgs),
     /// Check a flow file; errors give file:line:col and what to change (exit 2).
     Validate(validate::ValidateArgs),
+    /// Run a flow (once per --data row); exit 0 passed, 1 failed, 2 bad input, 3 paused.
+    Run(run::RunArgs),
+    /// Continue a run from its journal; a step cut short is verified before it is redone.
+    Resume(run::ResumeArgs),
+    /// List runs, newest first.
+    Runs(run::RunsArgs),
+    /// Print a run's Markdown report (or --json summary).
+    Report(run::ReportArgs),
 }
 
 /// Map a coded failure to an exit code: bad input is 2, everything else the engine refuses is 1.
@@ -54,6 +63,10 @@ fn main() -> ExitCode {
         Cmd::Inspect(a) => inspect::run_inspect(a),
         Cmd::Capture(a) => inspect::run_capture(a),
         Cmd::Validate(a) => validate::run_validate(a),
+        Cmd::Run(a) => run::run_run(a),
+        Cmd::Resume(a) => run::run_resume(a),
+        Cmd::Runs(a) => run::run_runs(a),
+        Cmd::Report(a) => run::run_report(a),
     };
     match result {
         Ok(code) => code,

@@ -120,6 +120,9 @@ pub struct Step {
     /// For `type`: the text (may hold `${var}` and `${secret:NAME}`).
     #[serde(default)]
     pub text: Option<String>,
+    /// For `type`: select the field's content first (ctrl+a) so the text replaces it.
+    #[serde(default)]
+    pub clear: bool,
     /// For `key`: "Return", "ctrl+a".
     #[serde(default)]
     pub keys: Option<String>,
