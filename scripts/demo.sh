@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The demo: Mend logs in to the practice app on its baseline look and on several UI tweaks, with
-# real capture, OCR and input, and shows which rung found each control. Screenshots and the ledger
-# go to out/demo/. Runs on a private Xvfb; pass --visible to use the display in $DISPLAY instead.
+# The demo: Mend runs the sample flows against the practice app on its baseline look and on
+# several UI tweaks (real capture, OCR, input, sled), showing for every step which rung found the
+# control and how long it took, then the negative variants it must refuse, then a run report.
+# Reports, screenshots, ledgers and the run database go to out/demo/. Runs on a private Xvfb; pass --visible to use the display in $DISPLAY instead.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -20,45 +21,51 @@ fi
 
 OUT="$ROOT/out/demo"
 rm -rf "$OUT" && mkdir -p "$OUT"
+export MEND_DB="$OUT/db"
+export DESK_PASSWORD="demo-password"   # the flow types ${secret:DESK_PASSWORD}; never stored
 APP_PID=""
 stop_app() { [[ -n "$APP_PID" ]] && kill "$APP_PID" 2>/dev/null; wait "$APP_PID" 2>/dev/null || true; APP_PID=""; }
 
-run_variant() {
-    local lang="$1" variant="$2" title user pass login
-    if [[ "$lang" == zh ]]; then title="客户管理系统" user="用户名" pass="密码" login="登录"
-    else title="Customer Desk" user="User name" pass="Password" login="Login"; fi
-    local ledger="$OUT/ledger-$lang-$variant.jsonl"
+# Run one sample flow on one variant of the practice app; the runner prints, per step, which
+# rung found the control and how long the step took.
+run_flow() {
+    local lang="$1" variant="$2" screen="$3" flow="$4"; shift 4
+    local title; [[ "$lang" == zh ]] && title="客户管理系统" || title="Customer Desk"
+    local tag="$lang-${variant//,/+}-$(basename "$flow" .toml)"
+    local ledger="$OUT/ledger-$tag.jsonl"
     echo
-    say "practice app: lang=$lang variant=$variant"
-    fixtures/legacy-app/customer-desk --lang "$lang" --variant "$variant" --screen login --ledger "$ledger" --seed 1 &
+    say "$(basename "$flow") on lang=$lang variant=$variant"
+    fixtures/legacy-app/customer-desk --lang "$lang" --variant "$variant" --screen "$screen" \
+        --ledger "$ledger" --seed 1 &
     APP_PID=$!
     for _ in $(seq 1 100); do xdotool search --name "^$title\$" >/dev/null 2>&1 && break; sleep 0.1; done
-    "$MEND" capture --window "$title" --out "$OUT/$lang-$variant-before.png" >/dev/null
-    local t0=$SECONDS
-    "$MEND" type --window "$title" --text "$user" --role field --input demo-user
-    "$MEND" type --window "$title" --text "$pass" --role field --input "not-shown"
-    "$MEND" click --window "$title" --text "$login" --role button
-    for _ in $(seq 1 50); do [[ -s "$ledger" ]] && break; sleep 0.1; done
-    if [[ -s "$ledger" ]]; then
-        echo "    ledger: $(cat "$ledger")"
-    else
-        echo "    ledger: (no login recorded)"
-    fi
-    "$MEND" capture --window "$title" --out "$OUT/$lang-$variant-after.png" >/dev/null
-    echo "    screenshots: out/demo/$lang-$variant-{before,after}.png ($((SECONDS - t0)) s)"
+    sleep 0.5
+    local rc=0
+    "$MEND" run "fixtures/flows/$flow" --report "$OUT/report-$tag.md" "$@" || rc=$?
+    "$MEND" capture --window "$title" --out "$OUT/$tag-after.png" >/dev/null 2>&1 || true
+    echo "    exit $rc; the app's ledger (what really happened):"
+    sed 's/^/      /' "$ledger" 2>/dev/null || true
+    [[ -s "$ledger" ]] || echo "      (no side effect)"
     stop_app
 }
 
-for v in baseline moved relabeled dark_theme large_font owner_drawn; do
-    run_variant zh "$v"
-done
-run_variant en relabeled
+run_flow zh baseline            login login_edit_save.toml
+run_flow zh moved,dark_theme    login login_edit_save.toml
+run_flow zh relabeled           login login_edit_save.toml
+run_flow zh owner_drawn         login login_edit_save.toml
+run_flow en relabeled,moved     login login_edit_save.toml
+run_flow zh nested_dialog       main  delete_with_confirm.toml
+run_flow zh large_font          main  new_customers.toml --data fixtures/flows/customers.csv
 
 echo
-say "the negative case: a button that is gone is refused, not guessed"
-fixtures/legacy-app/customer-desk --lang zh --variant removed --screen main --seed 1 &
-APP_PID=$!
-for _ in $(seq 1 100); do xdotool search --name "^客户管理系统\$" >/dev/null 2>&1 && break; sleep 0.1; done
-"$MEND" locate --window 客户管理系统 --text 查询 --role button || echo "    (exit $?: refused, nothing clicked)"
-stop_app
-say "done: see out/demo/"
+say "negative cases: a control that is gone, or replaced by a look-alike, is refused, not guessed"
+run_flow zh removed login login_edit_save.toml
+run_flow zh decoy   main  delete_with_confirm.toml
+
+echo
+say "the last report ($("$MEND" runs | head -1 | cut -f1)):"
+"$MEND" report "$("$MEND" runs | head -1 | cut -f1)" || true
+echo
+say "runs in this demo (mend runs):"
+"$MEND" runs
+say "done: reports, screenshots and ledgers in out/demo/"

@@ -44,9 +44,24 @@ fn window_info(w: &xcap::Window) -> Result<WindowInfo, xcap::XCapError> {
     })
 }
 
+/// Listing windows races with windows being created and destroyed (a dialog closing while
+/// xcap reads its properties fails the whole list). Such failures pass in milliseconds: try a
+/// few times before calling capture failed.
+fn all_windows() -> Result<Vec<xcap::Window>, xcap::XCapError> {
+    let mut last = None;
+    for _ in 0..4 {
+        match xcap::Window::all() {
+            Ok(w) => return Ok(w),
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    Err(last.expect("tried"))
+}
+
 impl Capture for XcapCapture {
     fn windows(&self) -> Result<Vec<WindowInfo>, MendError> {
-        let all = xcap::Window::all().map_err(|e| {
+        let all = all_windows().map_err(|e| {
             capture_err(format!(
                 "list windows: {e} (a window manager must be running on the display)"
             ))
@@ -60,7 +75,7 @@ impl Capture for XcapCapture {
     }
 
     fn capture_window(&self, id: u32) -> Result<Frame, MendError> {
-        let all = xcap::Window::all().map_err(|e| capture_err(format!("list windows: {e}")))?;
+        let all = all_windows().map_err(|e| capture_err(format!("list windows: {e}")))?;
         let w = all
             .into_iter()
             .find(|w| w.id().ok() == Some(id))

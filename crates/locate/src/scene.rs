@@ -1,6 +1,6 @@
 use mend_capture::Frame;
 use mend_model::{MendError, Rect, Role};
-use mend_ocr::{Line, OcrEngine, OcrOptions};
+use mend_ocr::{join_lines, Line, OcrEngine, OcrOptions};
 use mend_vision::{find_control_boxes, ControlBox};
 
 /// A piece of text on screen and the control it sits in, if any.
@@ -67,6 +67,37 @@ pub fn line_ocr(h: i32) -> OcrOptions {
     }
 }
 
+/// A line that runs from outside a framed control into it is two texts read as one: a label
+/// and the field's content beside it ("姓名 Kind|" for 姓名 and a field holding "Kind"). Cut it
+/// at the control's edge, by its words, so the label keeps its whole caption.
+fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
+    let mut out = Vec::new();
+    for l in lines {
+        let edge = boxes.iter().map(|b| b.rect).find(|b| {
+            let top = b.y.max(l.rect.y);
+            let bottom = b.bottom().min(l.rect.bottom());
+            b.x > l.rect.x + 2 && b.x < l.rect.right() - 2 && 2 * (bottom - top) >= l.rect.h
+        });
+        let Some(b) = edge else {
+            out.push(l);
+            continue;
+        };
+        let (left, right): (Vec<_>, Vec<_>) = l
+            .words
+            .iter()
+            .cloned()
+            .partition(|w| w.rect.center().x < b.x);
+        if left.is_empty() || right.is_empty() {
+            out.push(l);
+            continue;
+        }
+        // Each side was one line already; a wide gap factor keeps it one.
+        out.extend(join_lines(&left, 100.0));
+        out.extend(split_at_boxes(join_lines(&right, 100.0), boxes));
+    }
+    out
+}
+
 /// Reads around one place: smaller area, so a larger upscale is cheap.
 pub const REGION_OCR: OcrOptions = OcrOptions {
     scale: 3,
@@ -114,7 +145,7 @@ impl<'a> Scene<'a> {
 
     fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
-        lines
+        split_at_boxes(lines, &boxes)
             .into_iter()
             .map(|l| {
                 let c = l.rect.center();

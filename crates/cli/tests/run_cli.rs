@@ -1,0 +1,253 @@
+//! `mend run` on real parts: a private Xvfb + openbox, the practice app with a variant,
+//! Tesseract, enigo, sled on disk. Each sample flow runs on the tweaked variants in both
+//! languages and is judged by the app's ledger (what really happened), not by Mend's word.
+//! Negative variants must stop with the right code and no wrong effect.
+
+use mend_testkit::{repo_root, App, Desktop};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn mend(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env("DESK_PASSWORD", "pw-s3cret")
+        .output()
+        .expect("run mend")
+}
+
+fn flow(name: &str) -> String {
+    repo_root()
+        .join("fixtures/flows")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+struct Ran {
+    code: i32,
+    summary: Value,
+    ledger: Vec<Value>,
+    _app: App,
+    db: tempfile::TempDir,
+}
+
+/// Start the app on `screen` with `variants`, run `flow` with `extra` args, wait for the
+/// ledger to settle.
+fn run(lang: &str, variants: &[&str], screen: &str, flow_file: &str, extra: &[&str]) -> Ran {
+    let app = App::start(lang, variants, screen).expect("practice app");
+    let db = tempfile::tempdir().unwrap();
+    let f = flow(flow_file);
+    let mut args = vec!["run", f.as_str(), "--json"];
+    args.extend_from_slice(extra);
+    let out = mend(db.path(), &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stderr}");
+    let summary: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("--json summary ({e}): {stderr}"));
+    std::thread::sleep(Duration::from_millis(500));
+    Ran {
+        code: out.status.code().unwrap(),
+        summary,
+        ledger: app.ledger(),
+        _app: app,
+        db,
+    }
+}
+
+fn ops(ledger: &[Value]) -> Vec<String> {
+    ledger
+        .iter()
+        .map(|l| l["op"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+/// login → search → edit → save: exactly one login and one save of C002's new phone.
+fn edit_passes(lang: &str, variants: &[&str]) {
+    let _d = Desktop::start().expect("desktop");
+    let r = run(lang, variants, "login", "login_edit_save.toml", &[]);
+    assert_eq!(r.code, 0, "{}", r.summary);
+    assert_eq!(r.summary["status"], "passed");
+    assert_eq!(ops(&r.ledger), vec!["login", "save"], "{:?}", r.ledger);
+    assert_eq!(r.ledger[0]["fields"]["user"], "admin");
+    assert_eq!(r.ledger[1]["record"], "C002");
+    assert_eq!(r.ledger[1]["fields"]["phone"], "13900000002");
+    // Every step says which rung found its control and how long it took.
+    for s in r.summary["steps"].as_array().unwrap() {
+        assert_eq!(s["status"], "passed", "{s}");
+        assert!(s["duration_ms"].as_u64().is_some());
+        if s["action"] != "assert" {
+            assert!(s["strategy"].is_string(), "{s}");
+        }
+    }
+    // The password reached the app and nothing of Mend's.
+    let mut files = vec![];
+    collect(r.db.path(), &mut files);
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !bytes.windows(9).any(|w| w == b"pw-s3cret"),
+            "{} holds the password",
+            f.display()
+        );
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            collect(&e.path(), out);
+        } else {
+            out.push(e.path());
+        }
+    }
+}
+
+#[test]
+fn edit_zh_baseline() {
+    edit_passes("zh", &[]);
+}
+#[test]
+fn edit_zh_moved_dark_theme() {
+    edit_passes("zh", &["moved", "dark_theme"]);
+}
+#[test]
+fn edit_zh_relabeled() {
+    edit_passes("zh", &["relabeled"]);
+}
+#[test]
+fn edit_zh_large_font() {
+    edit_passes("zh", &["large_font"]);
+}
+#[test]
+fn edit_zh_owner_drawn() {
+    edit_passes("zh", &["owner_drawn"]);
+}
+#[test]
+fn edit_zh_popup_slow() {
+    edit_passes("zh", &["popup", "slow"]);
+}
+#[test]
+fn edit_en_baseline() {
+    edit_passes("en", &[]);
+}
+#[test]
+fn edit_en_relabeled_moved() {
+    edit_passes("en", &["relabeled", "moved"]);
+}
+
+#[test]
+fn edit_zh_removed_stops_without_a_wrong_effect() {
+    let _d = Desktop::start().expect("desktop");
+    let r = run("zh", &["removed"], "login", "login_edit_save.toml", &[]);
+    assert_eq!(r.code, 1, "{}", r.summary);
+    assert_eq!(r.summary["code"], "LOCATOR_NOT_FOUND");
+    assert_eq!(ops(&r.ledger), vec!["login"]);
+    let failed = r.summary["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["status"] == "failed")
+        .expect("a failed step");
+    assert_eq!(failed["id"], "search");
+    assert!(
+        Path::new(failed["screenshot"].as_str().expect("screenshot")).exists(),
+        "the failure's screenshot is on disk"
+    );
+    // The run is resumable, and `mend report` tells the same story.
+    let out = mend(r.db.path(), &["report", r.summary["run"].as_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("LOCATOR_NOT_FOUND") && md.contains("mend resume"),
+        "{md}"
+    );
+}
+
+/// Delete C003 after confirming: exactly one delete, of C003.
+fn delete_passes(lang: &str, variants: &[&str]) {
+    let _d = Desktop::start().expect("desktop");
+    let r = run(lang, variants, "main", "delete_with_confirm.toml", &[]);
+    assert_eq!(r.code, 0, "{}", r.summary);
+    assert_eq!(ops(&r.ledger), vec!["delete"], "{:?}", r.ledger);
+    assert_eq!(r.ledger[0]["record"], "C003");
+}
+
+#[test]
+fn delete_zh_baseline() {
+    delete_passes("zh", &[]);
+}
+#[test]
+fn delete_zh_nested_dialog() {
+    delete_passes("zh", &["nested_dialog"]);
+}
+#[test]
+fn delete_en_reordered_columns_dark_theme() {
+    delete_passes("en", &["reordered_columns", "dark_theme"]);
+}
+
+#[test]
+fn delete_zh_decoy_never_deletes_all() {
+    let _d = Desktop::start().expect("desktop");
+    let r = run("zh", &["decoy"], "main", "delete_with_confirm.toml", &[]);
+    assert_eq!(r.code, 1, "{}", r.summary);
+    assert_eq!(r.summary["code"], "LOCATOR_NOT_FOUND");
+    assert!(r.ledger.is_empty(), "no effect at all: {:?}", r.ledger);
+}
+
+/// One customer per CSV row: three creates, in order, with the row's values.
+fn rows_pass(lang: &str, variants: &[&str]) {
+    let _d = Desktop::start().expect("desktop");
+    let csv = flow("customers.csv");
+    let r = run(
+        lang,
+        variants,
+        "main",
+        "new_customers.toml",
+        &["--data", &csv],
+    );
+    assert_eq!(r.code, 0, "{}", r.summary);
+    assert_eq!(ops(&r.ledger), vec!["create"; 3], "{:?}", r.ledger);
+    let names: Vec<&str> = r
+        .ledger
+        .iter()
+        .map(|l| l["fields"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["周七", "吴八", "郑九"]);
+    assert_eq!(r.ledger[1]["fields"]["balance"], "20.50");
+    assert_eq!(r.summary["steps"].as_array().unwrap().len(), 15);
+}
+
+#[test]
+fn rows_zh_baseline() {
+    rows_pass("zh", &[]);
+}
+#[test]
+fn rows_en_moved() {
+    rows_pass("en", &["moved"]);
+}
+
+#[test]
+fn runs_lists_newest_first_and_bad_input_is_exit_2() {
+    let db = tempfile::tempdir().unwrap();
+    let out = mend(db.path(), &["runs", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        serde_json::json!([])
+    );
+    let bad = flow("invalid/unknown_action.toml");
+    let out = mend(db.path(), &["run", &bad]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FLOW_INVALID"));
+    let out = mend(db.path(), &["resume", "r-nope"]);
+    assert_eq!(out.status.code(), Some(2));
+}
