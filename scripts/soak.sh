@@ -5,6 +5,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 ensure_packages
+command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
 export MEND_CRASH_ROUNDS="${1:-100}"
 say "crash soak: $MEND_CRASH_ROUNDS kills per test, 5 tests"
 cargo nextest run -p mend-cli --test crash --no-fail-fast

@@ -412,7 +412,9 @@ fn resolve(
                 } else {
                     format!("{more}{}", l.text)
                 };
-                if more.is_empty() || normalize(&full) != normalize(&l.text) {
+                // Nothing legible but a few rows of ink is punctuation (编辑… 's ellipsis).
+                let dots = more.is_empty() && scene.ink_rows(extra) * 3 <= l.line.h;
+                if !dots && (more.is_empty() || normalize(&full) != normalize(&l.text)) {
                     return None;
                 }
                 shown = full;

@@ -223,6 +223,19 @@ impl<'a> Scene<'a> {
                 out.extend(self.attach(again));
             }
         }
+        // A framed button nothing was read in: read its caption again in sparse mode, which
+        // takes a trailing ellipsis (编辑…) that single-line mode returns nothing for.
+        let silent: Vec<Rect> = self
+            .boxes()
+            .iter()
+            .filter(|b| b.role == Role::Button && b.rect.h <= 60)
+            .map(|b| b.rect)
+            .filter(|r| !out.iter().any(|l| r.contains(l.line.center())))
+            .collect();
+        for b in silent {
+            let found = ocr.read_lines(&self.frame.image, b, REGION_OCR)?;
+            out.extend(self.attach(found));
+        }
         // A field with no text read on its left: its label was missed entirely (sparse mode
         // skips some short words). Read the strip where a label would be, as one line.
         let fields: Vec<Rect> = self
@@ -248,6 +261,29 @@ impl<'a> Scene<'a> {
     /// Whether ink continues right next to a text line beyond what OCR returned for it: a
     /// caption with an unread part (删除全部 read as 删除 when 全部 fell under the confidence
     /// floor). Pixel evidence, independent of OCR confidence; a match with unread ink is no match.
+    /// How many pixel rows of `r` hold ink: a trailing ellipsis or colon is a few rows, a
+    /// character is most of the line.
+    pub fn ink_rows(&self, r: Rect) -> i32 {
+        let Some(r) = r.clamp_to(&self.bounds()) else {
+            return 0;
+        };
+        let img = &self.frame.image;
+        let luma = |x: i32, y: i32| {
+            let p = img.get_pixel(x as u32, y as u32).0;
+            (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
+        };
+        let mut hist = [0u32; 256];
+        for y in r.y..r.bottom() {
+            for x in r.x..r.right() {
+                hist[luma(x, y) as usize] += 1;
+            }
+        }
+        let bg = (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32;
+        (r.y..r.bottom())
+            .filter(|&y| (r.x..r.right()).any(|x| (luma(x, y) - bg).abs() > 80))
+            .count() as i32
+    }
+
     pub fn unread_ink(&self, line: Rect, within: Option<Rect>) -> Option<Rect> {
         let img = &self.frame.image;
         let h = line.h.max(6);

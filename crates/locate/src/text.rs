@@ -30,12 +30,16 @@ pub fn normalize(label: &str) -> String {
         .map(half_width)
         .collect::<String>()
         .to_lowercase();
-    let mut s = s.replace('&', "");
+    // A control's border read as '|' at either end of its caption is not part of it.
+    let mut s = s
+        .replace('&', "")
+        .trim_start_matches(['|', ' '])
+        .to_string();
     // Mnemonic in parentheses at the end, closed or cut off by OCR: "(q)", "(q", "( q )".
     loop {
         let t = s
             .trim_end()
-            .trim_end_matches([':', '.', ' ', '>', '*'])
+            .trim_end_matches([':', '.', ' ', '>', '*', '…', '|'])
             .to_string();
         let stripped = strip_mnemonic(&t);
         if stripped == s {
