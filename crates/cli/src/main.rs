@@ -38,6 +38,8 @@ enum Cmd {
     Validate(validate::ValidateArgs),
     /// Run a flow (once per --data row); exit 0 passed, 1 failed, 2 bad input, 3 paused.
     Run(run::RunArgs),
+    /// Run a flow and, when it passes, write each control's box and pixels into the flow.
+    Record(run::RunArgs),
     /// Continue a run from its journal; a step cut short is verified before it is redone.
     Resume(run::ResumeArgs),
     /// List runs, newest first.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Cmd::Capture(a) => inspect::run_capture(a),
         Cmd::Validate(a) => validate::run_validate(a),
         Cmd::Run(a) => run::run_run(a),
+        Cmd::Record(a) => run::run_record(a),
         Cmd::Resume(a) => run::run_resume(a),
         Cmd::Runs(a) => run::run_runs(a),
         Cmd::Report(a) => run::run_report(a),

@@ -174,6 +174,17 @@ fn runner_parts(lang: &str) -> Result<(Locator, EnigoInput), MendError> {
 }
 
 pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {
+    run_flow(a, false)
+}
+
+/// `mend record`: run the flow; when it passes, write where each step's control was
+/// (`recorded`) and, for controls other than fields, its pixels (`crop`) into the flow, so the
+/// next runs find them by the exact rung. Comments and layout of the file are kept.
+pub fn run_record(a: RunArgs) -> Result<ExitCode, MendError> {
+    run_flow(a, true)
+}
+
+fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
     let vars = parse_vars(&a.vars)?;
     let rows = match &a.data {
         Some(p) => read_rows(p)?,
@@ -191,8 +202,9 @@ pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {
     let mut on = print_progress;
     let mut opts = Options::new(a.db.dir().join("runs"));
     opts.budget = a.budget;
+    opts.record = record;
     eprintln!("running {} ({} steps)", lf.flow.name, lf.flow.steps.len());
-    let s = Runner::new(
+    let mut runner = Runner::new(
         &capture,
         &mut input,
         &mut locator,
@@ -201,8 +213,16 @@ pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {
         &secret_from_env,
         &mut on,
         opts,
-    )
-    .start(&lf, vars, rows, &a.lang)?;
+    );
+    let s = runner.start(&lf, vars, rows, &a.lang)?;
+    if record {
+        if s.status == "passed" {
+            let n = write_recording(&lf, &runner.recorded)?;
+            eprintln!("recorded {n} targets into {}", a.flow.display());
+        } else {
+            eprintln!("the run did not pass: nothing recorded");
+        }
+    }
     finish(&s, a.json, a.report.as_deref())
 }
 
@@ -286,4 +306,60 @@ pub fn run_report(a: ReportArgs) -> Result<ExitCode, MendError> {
         print!("{}", markdown(&s, &rec));
     }
     Ok(ExitCode::from(s.exit_code()))
+}
+
+/// Write `recorded` boxes and `crop` files into the flow file, keeping its comments.
+fn write_recording(
+    lf: &LoadedFlow,
+    recorded: &BTreeMap<usize, (mend_model::Rect, Option<image::RgbaImage>)>,
+) -> Result<usize, MendError> {
+    let bad = |e: String| MendError::new(ErrorCode::InvalidArgument, e);
+    let path = &lf.path;
+    let src = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let mut doc: toml_edit::DocumentMut = src
+        .parse()
+        .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let stem = path
+        .file_stem()
+        .map_or("flow".into(), |s| s.to_string_lossy().into_owned());
+    let crops = format!("{stem}.crops");
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let steps = doc["step"]
+        .as_array_of_tables_mut()
+        .ok_or_else(|| bad("the flow has no [[step]] tables".into()))?;
+    let mut n = 0;
+    for (&i, (rect, pixels)) in recorded {
+        let step = &lf.flow.steps[i];
+        let Some(spec) = &step.target else { continue };
+        let Some(item) = steps.get_mut(i).and_then(|t| t.get_mut("target")) else {
+            continue;
+        };
+        let Some(target) = item.as_table_like_mut() else {
+            continue;
+        };
+        let mut r = toml_edit::InlineTable::new();
+        for (k, v) in [("x", rect.x), ("y", rect.y), ("w", rect.w), ("h", rect.h)] {
+            r.insert(k, (v as i64).into());
+        }
+        target.insert("recorded", toml_edit::value(r));
+        // A field's pixels are its content, which changes; its label locates it.
+        let is_field =
+            spec.role.as_deref().and_then(mend_model::Role::parse) == Some(mend_model::Role::Field);
+        if let (false, Some(img)) = (is_field, pixels) {
+            let name = format!(
+                "{crops}/{}.png",
+                step.id.clone().unwrap_or_else(|| format!("step{}", i + 1))
+            );
+            std::fs::create_dir_all(dir.join(&crops)).map_err(|e| bad(format!("{crops}: {e}")))?;
+            img.save(dir.join(&name))
+                .map_err(|e| bad(format!("{name}: {e}")))?;
+            target.insert("crop", toml_edit::value(name));
+        }
+        if let Some(t) = item.as_inline_table_mut() {
+            t.fmt();
+        }
+        n += 1;
+    }
+    std::fs::write(path, doc.to_string()).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    Ok(n)
 }

@@ -251,3 +251,55 @@ fn runs_lists_newest_first_and_bad_input_is_exit_2() {
     let out = mend(db.path(), &["resume", "r-nope"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A window that grabs the focus while Mend types receives nothing: the guard is checked before
+/// every character. The thief starts stealing after a delay; delays are tried until one lands
+/// mid-text (the error says how many characters went to the app before the stop).
+#[test]
+fn a_window_stealing_the_focus_mid_typing_receives_nothing() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let text = "abcdefghij".repeat(15);
+    let flow_file = dir.path().join("type.toml");
+    std::fs::write(
+        &flow_file,
+        format!(
+            "version = 1\nname = \"type a lot\"\n[window]\ntitle = \"客户管理系统\"\n\n[[step]]\nid = \"user\"\naction = \"type\"\ntarget = {{ text = \"用户名\", role = \"field\" }}\ntext = \"{text}\"\n"
+        ),
+    )
+    .unwrap();
+    let mut landed_mid_text = false;
+    for delay in ["2.0", "1.4", "2.8", "3.6", "1.0"] {
+        let _app = App::start("zh", &[], "login").expect("practice app");
+        let log = dir.path().join(format!("thief-{delay}.log"));
+        std::fs::write(&log, "").unwrap();
+        let mut thief = Command::new(repo_root().join("fixtures/legacy-app/focus-thief"))
+            .arg(&log)
+            .arg(delay)
+            .spawn()
+            .expect("start the focus thief");
+        let db = dir.path().join(format!("db-{delay}"));
+        let out = mend(&db, &["run", flow_file.to_str().unwrap(), "--json"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = thief.kill();
+        let _ = thief.wait();
+        let got = std::fs::read_to_string(&log).unwrap();
+        assert!(got.is_empty(), "the decoy received {:?}", got);
+        let s: Value = serde_json::from_slice(&out.stdout).expect("summary");
+        if s["status"] == "passed" {
+            continue; // all typed before the thief woke: try an earlier delay
+        }
+        assert_eq!(s["code"], "WINDOW_BLOCKED", "{s}");
+        let msg = s["message"].as_str().unwrap();
+        let n: usize = msg
+            .strip_prefix("typing stopped after ")
+            .and_then(|m| m.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        if n > 0 && n < text.len() {
+            landed_mid_text = true;
+            break;
+        }
+    }
+    assert!(landed_mid_text, "no delay made the thief strike mid-text");
+}

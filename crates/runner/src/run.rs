@@ -51,6 +51,9 @@ pub struct Options {
     /// Per-step timeout when the step gives none.
     pub timeout_ms: u64,
     pub max_retries: u32,
+    /// Keep, for each step of the first row, where its control was and its pixels
+    /// ([`Runner::recorded`]): `mend record` writes them into the flow for the exact rung.
+    pub record: bool,
     /// Where each run's audit, screenshots and report go (`<runs_dir>/<run id>/`).
     pub runs_dir: PathBuf,
 }
@@ -63,6 +66,7 @@ impl Options {
             quiet_ms: 250,
             timeout_ms: 8000,
             max_retries: 2,
+            record: false,
             runs_dir,
         }
     }
@@ -172,6 +176,8 @@ pub struct Runner<'a> {
     pub secrets: &'a dyn Fn(&str) -> Option<String>,
     pub on_progress: &'a mut dyn FnMut(&Progress),
     pub opts: Options,
+    /// With `opts.record`: step index → the control's box (frame pixels) and its pixels.
+    pub recorded: BTreeMap<usize, (Rect, Option<image::RgbaImage>)>,
     actions: u32,
     seen: HashMap<(usize, String, Rect, Fingerprint), u32>,
     fp: Fingerprinter,
@@ -205,6 +211,7 @@ impl<'a> Runner<'a> {
             on_progress,
             run_dir: opts.runs_dir.clone(),
             opts,
+            recorded: BTreeMap::new(),
             actions: 0,
             seen: HashMap::new(),
             fp: Fingerprinter::new(),
@@ -715,8 +722,17 @@ impl<'a> Runner<'a> {
         text: &str,
     ) -> Result<(), MendError> {
         let mut buf = [0u8; 4];
-        for c in text.chars() {
-            self.check_guard(lf, frame)?;
+        let total = text.chars().count();
+        for (n, c) in text.chars().enumerate() {
+            self.check_guard(lf, frame).map_err(|e| {
+                err(
+                    e.code,
+                    format!(
+                        "typing stopped after {n} of {total} characters: {}",
+                        e.message
+                    ),
+                )
+            })?;
             self.send(&Input_::Type {
                 text: c.encode_utf8(&mut buf).to_string(),
             })?;
@@ -812,6 +828,10 @@ impl<'a> Runner<'a> {
         })?;
         let (frame, located, h) = self.locate_guarded(lf, spec, vars, timeout, row, &what)?;
         d.locate_ms = self.clock.now_ms() - t0;
+        if let Some(a) = at.filter(|a| self.opts.record && a.row == 0) {
+            let pixels = mend_vision::crop(&frame.image, located.rect);
+            self.recorded.insert(a.step, (located.rect, pixels));
+        }
         d.confidence = Some(located.confidence);
         d.rect = Some(located.rect);
         let c = located.screen_box.center();

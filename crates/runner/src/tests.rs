@@ -597,6 +597,13 @@ fn a_window_stealing_the_focus_mid_text_gets_nothing() {
     let w = b.world.borrow();
     assert_eq!(w.typed[&MAIN], "adm");
     assert!(
+        s.message
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("typing stopped after 3 of 5 characters"),
+        "{s:?}"
+    );
+    assert!(
         !w.typed.contains_key(&OTHER),
         "the decoy received {:?}",
         w.typed.get(&OTHER)
