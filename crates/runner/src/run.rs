@@ -316,12 +316,21 @@ impl<'a> Runner<'a> {
                     pending.insert((row, step), attempt);
                 }
                 JournalEntry::Result {
-                    row, step, code, ..
+                    row,
+                    step,
+                    attempt,
+                    code,
+                    ..
                 } => {
-                    pending.remove(&(row, step));
                     if code.is_none() {
+                        pending.remove(&(row, step));
                         done.insert((row, step));
+                    } else if pending.get(&(row, step)) != Some(&attempt) {
+                        // Failed before its intent: no input went out.
+                        pending.remove(&(row, step));
                     }
+                    // Failed after its intent: input may have gone out. It stays pending, so
+                    // a resume verifies it (or asks a person) instead of sending it again.
                 }
             }
         }

@@ -740,3 +740,56 @@ fn a_missing_secret_stops_before_any_input() {
     assert!(e.message.contains("export PW="), "{}", e.message);
     assert!(b.world.borrow().inputs.is_empty());
 }
+
+#[test]
+fn a_write_that_failed_after_acting_is_verified_on_resume_not_resent() {
+    let b = bench("main"); // the click landed, but its check failed in the first process
+    let lf = flow(&b, LOGIN);
+    let id = crashed_run(&b, &lf);
+    b.store
+        .append(
+            &id,
+            &JournalEntry::Result {
+                row: 0,
+                step: 2,
+                attempt: 1,
+                code: Some(ErrorCode::AssertionFailed),
+                strategy: None,
+                detail: Default::default(),
+            },
+        )
+        .unwrap();
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(s.steps[2].status, "verified");
+    assert!(
+        b.world.borrow().inputs.is_empty(),
+        "the write was not sent again"
+    );
+}
+
+#[test]
+fn a_step_that_failed_before_any_input_is_simply_run_again_on_resume() {
+    let b = bench("login");
+    let lf = flow(&b, LOGIN);
+    let mut rec = RunRecord::new("r-f", &lf.flow.name, 1);
+    rec.flow_hash = lf.hash.clone();
+    rec.status = "failed".into();
+    b.store.put_run(&rec).unwrap();
+    b.store
+        .append(
+            "r-f",
+            &JournalEntry::Result {
+                row: 0,
+                step: 0,
+                attempt: 1,
+                code: Some(ErrorCode::LocatorNotFound),
+                strategy: None,
+                detail: Default::default(),
+            },
+        )
+        .unwrap();
+    let (s, _) = go(&b, &lf, vec![], Some("r-f"), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().effects, vec!["login"]);
+}
