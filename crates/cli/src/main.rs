@@ -46,6 +46,12 @@ enum Cmd {
     Runs(run::RunsArgs),
     /// Print a run's Markdown report (or --json summary).
     Report(run::ReportArgs),
+    /// Requests for a person: list, show, resolve (--pick X,Y | --done | --skip | --retry | --abort).
+    #[command(subcommand)]
+    Takeover(run::TakeoverCmd),
+    /// Flow changes proposed by picks: list, show (a diff), accept, reject.
+    #[command(subcommand)]
+    Changes(run::ChangesCmd),
 }
 
 /// Map a coded failure to an exit code: bad input is 2, everything else the engine refuses is 1.
@@ -70,6 +76,8 @@ fn main() -> ExitCode {
         Cmd::Resume(a) => run::run_resume(a),
         Cmd::Runs(a) => run::run_runs(a),
         Cmd::Report(a) => run::run_report(a),
+        Cmd::Takeover(c) => run::run_takeover(c),
+        Cmd::Changes(c) => run::run_changes(c),
     };
     match result {
         Ok(code) => code,

@@ -1,12 +1,15 @@
-//! `mend run|resume|runs|report`: durable runs of a flow against the live desktop.
+//! `mend run|record|resume|runs|report|takeover|changes`: durable runs of a flow against the
+//! live desktop, and the person's side of them.
 
 use clap::Args;
 use mend_capture::XcapCapture;
 use mend_input::EnigoInput;
 use mend_locate::Locator;
 use mend_model::{ErrorCode, MendError};
+use mend_runner::takeover::{self, Resolution, Takeover, TAKEOVERS};
 use mend_runner::{
-    markdown, read_rows, summary_from, LoadedFlow, Options, Progress, Runner, Summary, SystemClock,
+    edit_targets, markdown, read_rows, summary_from, LoadedFlow, Options, Progress, Runner,
+    Summary, SystemClock, TargetEdit,
 };
 use mend_store::Store;
 use std::collections::BTreeMap;
@@ -59,6 +62,9 @@ pub struct RunArgs {
     /// Input actions the run may send at most.
     #[arg(long, default_value_t = 1000)]
     pub budget: u32,
+    /// When the run needs a person, ask on this terminal instead of exiting 3.
+    #[arg(long)]
+    pub attended: bool,
 }
 
 #[derive(Args, Debug)]
@@ -142,6 +148,57 @@ fn secret_from_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// Ask the person at the terminal what to do.
+fn ask() -> Result<Resolution, MendError> {
+    use std::io::BufRead;
+    loop {
+        eprint!("  your decision [pick X,Y | done | skip | retry | abort]: ");
+        let mut line = String::new();
+        let n = std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| invalid(format!("stdin: {e}")))?;
+        if n == 0 {
+            return Err(invalid("no answer on the terminal (stdin closed)".into()));
+        }
+        match Resolution::parse(&line) {
+            Ok(r) => return Ok(r),
+            Err(e) => eprintln!("  {}", e.message),
+        }
+    }
+}
+
+fn print_takeover(t: &Takeover) {
+    eprintln!(
+        "\ntakeover {} — run {} paused at row {} step {} '{}' ({})",
+        t.id,
+        t.run,
+        t.row + 1,
+        t.step + 1,
+        t.step_id,
+        t.action
+    );
+    eprintln!("  why: {}: {}", t.code, t.message);
+    if let Some(p) = &t.screenshot {
+        eprintln!("  screenshot: {p}  (pick X,Y in its pixels)");
+    }
+    for c in &t.candidates {
+        eprintln!(
+            "  candidate '{}' {:?} at {},{} {}x{} confidence {:.2}",
+            c.text, c.role, c.rect.x, c.rect.y, c.rect.w, c.rect.h, c.score
+        );
+    }
+    if t.effects.is_empty() {
+        eprintln!("  side effects so far: none");
+    } else {
+        eprintln!("  side effects so far:");
+        for e in &t.effects {
+            eprintln!("    {e}");
+        }
+    }
+    eprintln!("  suggestion: {}", t.suggestion);
+}
+
 fn finish(s: &Summary, json: bool, report: Option<&Path>) -> Result<ExitCode, MendError> {
     if let (Some(to), Some(from)) = (report, s.report.as_deref()) {
         std::fs::copy(from, to)
@@ -162,7 +219,11 @@ fn finish(s: &Summary, json: bool, report: Option<&Path>) -> Result<ExitCode, Me
         if let Some(m) = &s.message {
             eprintln!("  {m}");
         }
-        if s.status != "passed" {
+        if let Some(t) = &s.takeover {
+            eprintln!(
+                "  waiting for a person: mend takeover show {t}, then mend takeover resolve {t} --pick X,Y | --done | --skip | --retry | --abort"
+            );
+        } else if s.status == "failed" {
             eprintln!("  continue with: mend resume {}", s.run);
         }
     }
@@ -214,7 +275,17 @@ fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
         &mut on,
         opts,
     );
-    let s = runner.start(&lf, vars, rows, &a.lang)?;
+    let mut s = runner.start(&lf, vars, rows, &a.lang)?;
+    while a.attended && s.status == "paused" {
+        let Some(id) = s.takeover.clone() else { break };
+        let t = takeover::takeover(&store, &id)?;
+        print_takeover(&t);
+        let res = ask()?;
+        match runner.resolve(&lf, &id, res) {
+            Ok(next) => s = next,
+            Err(e) => eprintln!("  {e}"),
+        }
+    }
     if record {
         if s.status == "passed" {
             let n = write_recording(&lf, &runner.recorded)?;
@@ -313,53 +384,240 @@ fn write_recording(
     lf: &LoadedFlow,
     recorded: &BTreeMap<usize, (mend_model::Rect, Option<image::RgbaImage>)>,
 ) -> Result<usize, MendError> {
-    let bad = |e: String| MendError::new(ErrorCode::InvalidArgument, e);
-    let path = &lf.path;
-    let src = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    let mut doc: toml_edit::DocumentMut = src
-        .parse()
-        .map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    let stem = path
-        .file_stem()
-        .map_or("flow".into(), |s| s.to_string_lossy().into_owned());
-    let crops = format!("{stem}.crops");
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let steps = doc["step"]
-        .as_array_of_tables_mut()
-        .ok_or_else(|| bad("the flow has no [[step]] tables".into()))?;
-    let mut n = 0;
+    let mut edits = Vec::new();
     for (&i, (rect, pixels)) in recorded {
         let step = &lf.flow.steps[i];
         let Some(spec) = &step.target else { continue };
-        let Some(item) = steps.get_mut(i).and_then(|t| t.get_mut("target")) else {
-            continue;
-        };
-        let Some(target) = item.as_table_like_mut() else {
-            continue;
-        };
-        let mut r = toml_edit::InlineTable::new();
-        for (k, v) in [("x", rect.x), ("y", rect.y), ("w", rect.w), ("h", rect.h)] {
-            r.insert(k, (v as i64).into());
-        }
-        target.insert("recorded", toml_edit::value(r));
         // A field's pixels are its content, which changes; its label locates it.
         let is_field =
             spec.role.as_deref().and_then(mend_model::Role::parse) == Some(mend_model::Role::Field);
-        if let (false, Some(img)) = (is_field, pixels) {
-            let name = format!(
-                "{crops}/{}.png",
-                step.id.clone().unwrap_or_else(|| format!("step{}", i + 1))
-            );
-            std::fs::create_dir_all(dir.join(&crops)).map_err(|e| bad(format!("{crops}: {e}")))?;
-            img.save(dir.join(&name))
-                .map_err(|e| bad(format!("{name}: {e}")))?;
-            target.insert("crop", toml_edit::value(name));
-        }
-        if let Some(t) = item.as_inline_table_mut() {
-            t.fmt();
-        }
-        n += 1;
+        let name = step.id.clone().unwrap_or_else(|| format!("step{}", i + 1));
+        edits.push((
+            i,
+            TargetEdit {
+                text: None,
+                recorded: Some(*rect),
+                crop: pixels.clone().filter(|_| !is_field).map(|img| (name, img)),
+            },
+        ));
     }
-    std::fs::write(path, doc.to_string()).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    Ok(n)
+    edit_targets(&lf.path, &edits)?;
+    Ok(edits.len())
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum TakeoverCmd {
+    /// Open takeover requests (--all: resolved ones too).
+    List {
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// One request: the reason, the screenshot, the candidates, the side effects so far.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Resolve a request, then continue the run.
+    Resolve(ResolveArgs),
+}
+
+#[derive(Args, Debug)]
+#[group(id = "how", required = true, multiple = false)]
+pub struct ResolveArgs {
+    pub id: String,
+    /// Act at X,Y of the request's screenshot (window pixels); proposes a flow change.
+    #[arg(long, group = "how", value_name = "X,Y", allow_hyphen_values = true)]
+    pub pick: Option<String>,
+    /// You did the step by hand; Mend checks its verify condition.
+    #[arg(long, group = "how")]
+    pub done: bool,
+    #[arg(long, group = "how")]
+    pub skip: bool,
+    #[arg(long, group = "how")]
+    pub retry: bool,
+    /// Undo the completed steps' compensations in reverse, each once, and end the run.
+    #[arg(long, group = "how")]
+    pub abort: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum ChangesCmd {
+    /// Proposed flow changes (--all: decided ones too).
+    List {
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// The change as a diff of the flow.
+    Show {
+        id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Write the change into the flow file (and its crop beside it).
+    Accept {
+        id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Drop the change.
+    Reject {
+        id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
+    match cmd {
+        TakeoverCmd::List { all, json, db } => {
+            let store = db.open()?;
+            let mut list: Vec<Takeover> = store.list(TAKEOVERS)?;
+            list.retain(|t| all || t.status == "open");
+            list.sort_by(|a, b| b.created_ms.cmp(&a.created_ms));
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&list).expect("serializes")
+                );
+            } else {
+                for t in list {
+                    println!(
+                        "{}\t{}\t{}\tstep {} '{}'\t{}",
+                        t.id,
+                        t.status,
+                        t.run,
+                        t.step + 1,
+                        t.step_id,
+                        t.code
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TakeoverCmd::Show { id, json, db } => {
+            let store = db.open()?;
+            let t = takeover::takeover(&store, &id)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&t).expect("serializes"));
+            } else {
+                print_takeover(&t);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TakeoverCmd::Resolve(a) => {
+            let res = if let Some(p) = &a.pick {
+                Resolution::parse(&format!("pick {p}"))?
+            } else if a.done {
+                Resolution::Done
+            } else if a.skip {
+                Resolution::Skip
+            } else if a.retry {
+                Resolution::Retry
+            } else {
+                Resolution::Abort
+            };
+            let store = a.db.open()?;
+            let t = takeover::takeover(&store, &a.id)?;
+            let rec = store
+                .run(&t.run)?
+                .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
+            let mut columns: Vec<String> = rec.vars.keys().cloned().collect();
+            if let Some(r) = rec.rows.first() {
+                columns.extend(r.keys().cloned());
+            }
+            let lf = LoadedFlow::load(Path::new(&rec.flow_path), &columns)?;
+            let lang = if rec.lang.is_empty() {
+                "chi_sim+eng".to_string()
+            } else {
+                rec.lang.clone()
+            };
+            let (mut locator, mut input) = runner_parts(&lang)?;
+            let clock = SystemClock::default();
+            let capture = XcapCapture;
+            let mut on = print_progress;
+            let opts = Options::new(a.db.dir().join("runs"));
+            eprintln!("resolving {} with {}", a.id, res.name());
+            let s = Runner::new(
+                &capture,
+                &mut input,
+                &mut locator,
+                &clock,
+                &store,
+                &secret_from_env,
+                &mut on,
+                opts,
+            )
+            .resolve(&lf, &a.id, res)?;
+            for c in store.list::<takeover::Change>(takeover::CHANGES)? {
+                if c.takeover == a.id && c.status == "proposed" {
+                    eprintln!(
+                        "  proposed flow change {}: mend changes show {}",
+                        c.id, c.id
+                    );
+                }
+            }
+            finish(&s, a.json, None)
+        }
+    }
+}
+
+pub fn run_changes(cmd: ChangesCmd) -> Result<ExitCode, MendError> {
+    match cmd {
+        ChangesCmd::List { all, json, db } => {
+            let store = db.open()?;
+            let mut list: Vec<takeover::Change> = store.list(takeover::CHANGES)?;
+            list.retain(|c| all || c.status == "proposed");
+            list.sort_by(|a, b| b.created_ms.cmp(&a.created_ms));
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&list).expect("serializes")
+                );
+            } else {
+                for c in list {
+                    println!(
+                        "{}\t{}\t{}\tstep {} '{}'",
+                        c.id,
+                        c.status,
+                        c.flow_path,
+                        c.step + 1,
+                        c.step_id
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ChangesCmd::Show { id, db } => {
+            let store = db.open()?;
+            print!("{}", takeover::change(&store, &id)?.diff());
+            Ok(ExitCode::SUCCESS)
+        }
+        ChangesCmd::Accept { id, db } => {
+            let store = db.open()?;
+            let c = takeover::accept(&store, &id)?;
+            eprintln!("accepted {id}: {} step {} updated", c.flow_path, c.step + 1);
+            Ok(ExitCode::SUCCESS)
+        }
+        ChangesCmd::Reject { id, db } => {
+            let store = db.open()?;
+            takeover::reject(&store, &id)?;
+            eprintln!("rejected {id}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -143,7 +143,7 @@ fn edit_en_relabeled_moved() {
 fn edit_zh_removed_stops_without_a_wrong_effect() {
     let _d = Desktop::start().expect("desktop");
     let r = run("zh", &["removed"], "login", "login_edit_save.toml", &[]);
-    assert_eq!(r.code, 1, "{}", r.summary);
+    assert_eq!(r.code, 3, "paused for a person: {}", r.summary);
     assert_eq!(r.summary["code"], "LOCATOR_NOT_FOUND");
     assert_eq!(ops(&r.ledger), vec!["login"]);
     let failed = r.summary["steps"]
@@ -193,7 +193,7 @@ fn delete_en_reordered_columns_dark_theme() {
 fn delete_zh_decoy_never_deletes_all() {
     let _d = Desktop::start().expect("desktop");
     let r = run("zh", &["decoy"], "main", "delete_with_confirm.toml", &[]);
-    assert_eq!(r.code, 1, "{}", r.summary);
+    assert_eq!(r.code, 3, "{}", r.summary);
     assert_eq!(r.summary["code"], "LOCATOR_NOT_FOUND");
     assert!(r.ledger.is_empty(), "no effect at all: {:?}", r.ledger);
 }
@@ -302,4 +302,189 @@ fn a_window_stealing_the_focus_mid_typing_receives_nothing() {
         }
     }
     assert!(landed_mid_text, "no delay made the thief strike mid-text");
+}
+
+/// Screen pixels of a control of the practice app → pixels of its window's frame.
+fn frame_point(app: &App, label: &str) -> (i32, i32) {
+    let g = app.geometry().expect("geometry");
+    let c = g.control(label).expect("control");
+    let r = c.rect();
+    let w = &g.window;
+    (r.x + r.w / 2 - w.x, r.y + r.h / 2 - w.y)
+}
+
+/// A flow whose target text matches nothing: the person picks the right button on the
+/// screenshot, Mend clicks it (guarded), the proposed change is accepted, and the next run
+/// passes without help.
+#[test]
+fn a_pick_becomes_an_accepted_flow_change() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("search.toml");
+    std::fs::write(
+        &f,
+        r#"version = 1
+name = "search with a wrong label"
+
+[window]
+title = "客户管理系统"
+
+[[step]]
+id = "customer"
+action = "type"
+target = { text = "客户编号", role = "field" }
+text = "C002"
+
+[[step]]
+id = "search"
+action = "click"
+# Nobody calls it this: only a person can tell which button is meant.
+target = { text = "开始检索", role = "button" }
+timeout_ms = 2000
+
+[[step]]
+id = "edit"
+action = "click"
+target = { text = "编辑", role = "button" }
+
+[[step]]
+id = "opened"
+action = "assert"
+check = [{ exists = { text = "保存", role = "button" } }]
+"#,
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    let fs = f.to_str().unwrap();
+    {
+        let app = App::start("zh", &[], "main").expect("app");
+        let out = mend(&db, &["run", fs, "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let id = s["takeover"].as_str().unwrap().to_string();
+        let (x, y) = frame_point(&app, "查询");
+        let at = format!("{x},{y}");
+        let out = mend(&db, &["takeover", "resolve", &id, "--pick", &at, "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(s["steps"][1]["strategy"], "picked");
+        assert_eq!(s["status"], "passed");
+    }
+    let out = mend(&db, &["changes", "list", "--json"]);
+    let changes: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(changes.as_array().unwrap().len(), 1, "{changes}");
+    let cid = changes[0]["id"].as_str().unwrap().to_string();
+    let diff = String::from_utf8_lossy(&mend(&db, &["changes", "show", &cid]).stdout).into_owned();
+    assert!(diff.contains("-target = { text = \"开始检索\""), "{diff}");
+    assert!(diff.contains("+target = { text = \"查询\""), "{diff}");
+    assert_eq!(
+        mend(&db, &["changes", "accept", &cid]).status.code(),
+        Some(0)
+    );
+    let src = std::fs::read_to_string(&f).unwrap();
+    assert!(
+        src.contains("# Nobody calls it this"),
+        "comments are kept: {src}"
+    );
+    assert!(src.contains("crop = \"search.crops/search.png\""), "{src}");
+    // The next run, on a fresh app, needs no one.
+    let _app = App::start("zh", &[], "main").expect("app");
+    let out = mend(&db, &["run", fs, "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["steps"][1]["strategy"], "exact", "{s}");
+}
+
+/// Abort runs the completed steps' compensations in reverse, once each: the customer the run
+/// created is deleted again, and aborting twice changes nothing.
+#[test]
+fn abort_undoes_a_created_customer_once() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("undo.toml");
+    std::fs::write(
+        &f,
+        r#"version = 1
+name = "create, then fail"
+
+[window]
+title = "客户管理系统"
+allow = ["确认"]
+
+[[step]]
+id = "new"
+action = "click"
+target = { text = "新增", role = "button" }
+
+[[step]]
+id = "name"
+action = "type"
+target = { text = "姓名", role = "field" }
+text = "钱十"
+
+[[step]]
+id = "save"
+action = "click"
+target = { text = "保存", role = "button" }
+risk = "write"
+compensation = [
+  { action = "click", target = { text = "C005", role = "any" } },
+  { action = "click", target = { text = "删除", role = "button" } },
+  { action = "click", target = { text = "确定", role = "button", window = "确认" } },
+]
+
+[[step]]
+id = "missing"
+action = "click"
+target = { text = "不存在的按钮", role = "button" }
+timeout_ms = 1500
+"#,
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    let app = App::start("zh", &[], "main").expect("app");
+    let out = mend(&db, &["run", f.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = s["takeover"].as_str().unwrap().to_string();
+    let out = mend(&db, &["takeover", "show", &id, "--json"]);
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(t["effects"].as_array().unwrap().len(), 1, "the save: {t}");
+    let out = mend(&db, &["takeover", "resolve", &id, "--abort", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let l = app
+        .wait_ledger(2, Duration::from_secs(15))
+        .expect("the undo");
+    assert_eq!(ops(&l), vec!["create", "delete"], "{l:?}");
+    assert_eq!(l[0]["record"], "C005");
+    assert_eq!(l[1]["record"], "C005");
+    let again = mend(&db, &["takeover", "resolve", &id, "--abort"]);
+    assert_eq!(again.status.code(), Some(2));
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(app.ledger().len(), 2, "nothing undone twice");
 }

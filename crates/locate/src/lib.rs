@@ -15,5 +15,5 @@ pub mod text;
 
 pub use chain::{Locator, Recorded, Refusal};
 pub use change::{ChangeReport, ElementBaseline, ElementChange, ScreenBaseline};
-pub use scene::{Scene, SceneCache, SeenLabel};
+pub use scene::{line_ocr, Scene, SceneCache, SeenLabel};
 pub use semantic::{OfflineMatcher, SemanticMatcher};

@@ -7,16 +7,20 @@
 //! a step with an intent and no result is verified before it is redone, and goes to a person
 //! when it cannot be. Time comes from a [`Clock`], so every wait is tested on a fake one.
 
+pub mod breaker;
 mod clock;
+mod edit;
 mod load;
 mod report;
 mod run;
+pub mod takeover;
 
 pub use clock::{Clock, FakeClock, SystemClock};
+pub use edit::{edit_targets, target_line, TargetEdit};
 pub use load::{read_rows, row_vars, substitute, target_of, LoadedFlow, Row};
 pub use report::markdown;
 pub use run::{
-    describe_check, summary_from, Finder, Options, Progress, Runner, StepSummary, Summary,
+    describe_check, summary_from, Finder, Options, Progress, Runner, StepSummary, Summary, BREAKERS,
 };
 
 #[cfg(test)]

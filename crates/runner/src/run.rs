@@ -2,9 +2,11 @@
 //! act → settle → check → journal the result (flushed); retries, compensation, interrupts,
 //! budget, loop detection; and resume from the journal.
 
+use crate::breaker::{Breaker, Outcome};
 use crate::clock::Clock;
 use crate::load::{row_vars, substitute, target_of, LoadedFlow, Row};
 use crate::report;
+use crate::takeover::{self, suggestion, Change, Resolution, Takeover, CHANGES, TAKEOVERS};
 use mend_capture::{save_frame, Capture, Frame};
 use mend_input::{parse_keys, Action as Input_, Guard, Input, MouseButton};
 use mend_locate::{Locator, Recorded, Refusal};
@@ -28,6 +30,10 @@ pub trait Finder {
         target: &Target,
         recorded: &Recorded,
     ) -> Result<Located, Refusal>;
+    /// The caption inside a box (for a person's pick); `None` when nothing is legible.
+    fn read_text(&mut self, _frame: &Frame, _rect: Rect) -> Option<String> {
+        None
+    }
 }
 
 impl Finder for Locator {
@@ -38,6 +44,23 @@ impl Finder for Locator {
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
         self.locate(frame, target, recorded)
+    }
+
+    fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {
+        let lines = self
+            .ocr
+            .read_lines(
+                &frame.image,
+                rect.inflate(-2),
+                mend_locate::line_ocr(rect.h),
+            )
+            .ok()?;
+        let text = lines
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        (!text.trim().is_empty()).then_some(text)
     }
 }
 
@@ -100,6 +123,8 @@ pub struct Summary {
     pub message: Option<String>,
     pub steps: Vec<StepSummary>,
     pub report: Option<String>,
+    /// The takeover request when the run paused for a person.
+    pub takeover: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -183,8 +208,12 @@ pub struct Runner<'a> {
     fp: Fingerprinter,
     run_dir: PathBuf,
     run_id: String,
+    last_failure: Option<(Option<String>, Vec<Candidate>)>,
     rows: usize,
 }
+
+pub const BREAKERS: &str = "breakers";
+const COMPENSATED: &str = "compensated";
 
 /// How many times the same action may hit the same control on the same screen in one row.
 const MAX_SAME: u32 = 3;
@@ -216,6 +245,7 @@ impl<'a> Runner<'a> {
             seen: HashMap::new(),
             fp: Fingerprinter::new(),
             run_id: String::new(),
+            last_failure: None,
             rows: 1,
         }
     }
@@ -292,6 +322,14 @@ impl<'a> Runner<'a> {
         rec.code = None;
         rec.message = None;
         self.store.put_run(&rec)?;
+        // A plain resume answers the run's open requests: it tries again from the journal.
+        for mut t in self.store.list::<Takeover>(TAKEOVERS)? {
+            if t.run == rec.id && t.status == "open" {
+                t.status = "resolved".into();
+                t.resolution = Some("resumed".into());
+                self.store.put(TAKEOVERS, &t.id.clone(), &t)?;
+            }
+        }
         self.drive(lf, rec)
     }
 
@@ -334,7 +372,12 @@ impl<'a> Runner<'a> {
                 }
             }
         }
-        let mut outcome: Result<(), MendError> = Ok(());
+        let scope = lf.flow.window.title.clone();
+        let mut breaker: Breaker = self
+            .store
+            .get(BREAKERS, &scope)?
+            .unwrap_or_else(|| Breaker::new(&scope));
+        let mut outcome: Result<(), (MendError, usize, usize)> = Ok(());
         'rows: for r in 0..rec.rows.len() {
             let vars = row_vars(&lf.flow, &rec.vars, &rec.rows[r]);
             self.seen.clear();
@@ -342,28 +385,54 @@ impl<'a> Runner<'a> {
                 if done.contains(&(r, i)) {
                     continue;
                 }
-                if let Err(e) = self.step(lf, &rec.id, r, i, &vars, pending.get(&(r, i)).copied()) {
-                    outcome = Err(e);
+                self.last_failure = None;
+                if let Err(e) = breaker.allow(self.clock.now_ms()) {
+                    self.store.put(BREAKERS, &scope, &breaker)?;
+                    outcome = Err((e, r, i));
+                    break 'rows;
+                }
+                let t0 = self.clock.now_ms();
+                let res = self.step(lf, &rec.id, r, i, &vars, pending.get(&(r, i)).copied());
+                let step = &lf.flow.steps[i];
+                let took = self.clock.now_ms() - t0;
+                let o = match &res {
+                    Ok(()) if took > self.timeout(step) => Outcome::Slow,
+                    Ok(()) => Outcome::Passed,
+                    Err(e) if e.code == ErrorCode::AssertionFailed => Outcome::AssertionFailed,
+                    Err(_) => Outcome::Failed,
+                };
+                breaker.record(step.risk, o, self.clock.now_ms());
+                self.store.put(BREAKERS, &scope, &breaker)?;
+                if let Err(e) = res {
+                    outcome = Err((e, r, i));
                     break 'rows;
                 }
             }
         }
         rec.finished_ms = Some(self.clock.unix_ms());
-        match &outcome {
+        let mut takeover_id = None;
+        match outcome {
             Ok(()) => rec.status = "passed".into(),
-            Err(e) => {
-                rec.status = if e.code == ErrorCode::ResumeUnverified {
-                    "paused"
-                } else {
-                    "failed"
-                }
-                .into();
+            Err((e, r, i)) => {
+                // Bad input and a screen that contradicts an assertion end the run; every
+                // other stop is handed to a person, and the run waits, resumable.
+                let person = !matches!(
+                    e.code,
+                    ErrorCode::AssertionFailed
+                        | ErrorCode::InvalidArgument
+                        | ErrorCode::FlowInvalid
+                );
+                rec.status = if person { "paused" } else { "failed" }.into();
                 rec.code = Some(e.code);
                 rec.message = Some(e.message.clone());
+                if person {
+                    takeover_id = Some(self.request_takeover(lf, &rec, r, i, &e)?);
+                }
             }
         }
         self.store.put_run(&rec)?;
         let mut s = summary(self.store, &rec, lf)?;
+        s.takeover = takeover_id;
         let path = self.run_dir.join("report.md");
         std::fs::write(&path, report::markdown(&s, &rec)).map_err(|e| {
             err(
@@ -373,6 +442,421 @@ impl<'a> Runner<'a> {
         })?;
         s.report = Some(path.display().to_string());
         Ok(s)
+    }
+
+    /// Store what a person needs to take over at step `i` of row `r`.
+    fn request_takeover(
+        &mut self,
+        lf: &LoadedFlow,
+        rec: &RunRecord,
+        r: usize,
+        i: usize,
+        e: &MendError,
+    ) -> Result<String, MendError> {
+        let step = &lf.flow.steps[i];
+        let (screenshot, candidates) = match self.last_failure.take() {
+            Some((shot, cands)) if shot.is_some() => (shot, cands),
+            Some((_, cands)) => (self.screenshot(lf, r, i), cands),
+            None => (self.screenshot(lf, r, i), vec![]),
+        };
+        let effects = self
+            .store
+            .journal(&rec.id)?
+            .into_iter()
+            .filter_map(|j| match j {
+                JournalEntry::Result {
+                    row,
+                    step,
+                    code: None,
+                    strategy,
+                    detail,
+                    ..
+                } if strategy.as_deref() != Some("skipped")
+                    && lf
+                        .flow
+                        .steps
+                        .get(step)
+                        .is_some_and(|s| s.risk != Risk::Read) =>
+                {
+                    Some(format!(
+                        "row {} step {} '{}' ({:?}, {})",
+                        row + 1,
+                        step + 1,
+                        detail.step_id,
+                        lf.flow.steps[step].risk,
+                        strategy.unwrap_or_default()
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut id = format!("t{}", self.clock.unix_ms());
+        while self.store.get::<Takeover>(TAKEOVERS, &id)?.is_some() {
+            id.push('x');
+        }
+        let t = Takeover {
+            id: id.clone(),
+            run: rec.id.clone(),
+            flow: rec.flow_path.clone(),
+            row: r,
+            step: i,
+            step_id: step.id.clone().unwrap_or_else(|| format!("{}", i + 1)),
+            action: action_name(&step.action),
+            code: e.code,
+            message: e.message.clone(),
+            screenshot,
+            candidates,
+            effects,
+            suggestion: suggestion(e.code),
+            status: "open".into(),
+            resolution: None,
+            created_ms: self.clock.unix_ms(),
+        };
+        self.store.put(TAKEOVERS, &id, &t)?;
+        Ok(id)
+    }
+
+    /// Apply a person's resolution to an open takeover, then continue the run (abort ends it).
+    pub fn resolve(
+        &mut self,
+        lf: &LoadedFlow,
+        id: &str,
+        res: Resolution,
+    ) -> Result<Summary, MendError> {
+        let mut t = takeover::takeover(self.store, id)?;
+        if t.status != "open" {
+            return Err(err(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "takeover {id} is already {} ({})",
+                    t.status,
+                    t.resolution.clone().unwrap_or_default()
+                ),
+            ));
+        }
+        let mut rec = self.store.run(&t.run)?.ok_or_else(|| {
+            err(
+                ErrorCode::StoreCorrupt,
+                format!("takeover {id} names run {} which is not stored", t.run),
+            )
+        })?;
+        if rec.flow_hash != lf.hash {
+            return Err(err(
+                ErrorCode::FlowInvalid,
+                format!(
+                    "{} changed since run {} started; start a new run",
+                    rec.flow_path, rec.id
+                ),
+            ));
+        }
+        self.run_dir = self.opts.runs_dir.join(&rec.id);
+        self.run_id = rec.id.clone();
+        self.rows = rec.rows.len();
+        let vars = row_vars(&lf.flow, &rec.vars, &rec.rows[t.row]);
+        let step = &lf.flow.steps[t.step];
+        let next = self
+            .store
+            .journal(&rec.id)?
+            .iter()
+            .filter_map(|j| match j {
+                JournalEntry::Intent {
+                    row, step, attempt, ..
+                }
+                | JournalEntry::Result {
+                    row, step, attempt, ..
+                } if (*row, *step) == (t.row, t.step) => Some(*attempt),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let base = StepDetail {
+            step_id: t.step_id.clone(),
+            action: t.action.clone(),
+            ..StepDetail::default()
+        };
+        match res {
+            Resolution::Skip => {
+                let d = StepDetail {
+                    message: Some("skipped by a person".into()),
+                    ..base
+                };
+                self.journal_result(&rec.id, t.row, t.step, next, None, Some("skipped"), d)?;
+            }
+            Resolution::Retry => {
+                // A result with no intent of its own: the step did not act, run it again.
+                let d = StepDetail {
+                    message: Some("a person asked to retry".into()),
+                    ..base
+                };
+                self.journal_result(&rec.id, t.row, t.step, next, Some(t.code), None, d)?;
+            }
+            Resolution::Done => {
+                if let Some(v) = &step.verify {
+                    let _ = self.settle(lf, self.timeout(step));
+                    if !self.check_once(lf, v, &vars)? {
+                        return Err(err(
+                            ErrorCode::AssertionFailed,
+                            format!(
+                                "step '{}' is not done: its verify ({}) does not hold. Do it, then answer done again, or retry",
+                                t.step_id,
+                                describe_check(v)
+                            ),
+                        ));
+                    }
+                }
+                let d = StepDetail {
+                    message: Some("done by a person".into()),
+                    ..base
+                };
+                self.journal_result(&rec.id, t.row, t.step, next, None, Some("person"), d)?;
+            }
+            Resolution::Pick { x, y } => {
+                self.pick(lf, &t, &vars, next, x, y)?;
+            }
+            Resolution::Abort => {
+                self.abort(lf, &rec)?;
+                rec.status = "aborted".into();
+                rec.finished_ms = Some(self.clock.unix_ms());
+                self.store.put_run(&rec)?;
+            }
+        }
+        t.status = "resolved".into();
+        t.resolution = Some(res.name());
+        self.store.put(TAKEOVERS, id, &t)?;
+        let scope = lf.flow.window.title.clone();
+        let mut b: Breaker = self
+            .store
+            .get(BREAKERS, &scope)?
+            .unwrap_or_else(|| Breaker::new(&scope));
+        b.half_open();
+        self.store.put(BREAKERS, &scope, &b)?;
+        if res == Resolution::Abort {
+            return summary(self.store, &rec, lf);
+        }
+        self.resume(lf, &t.run)
+    }
+
+    /// Act where the person pointed (guarded), record the step, and propose the picked
+    /// control as the step's new target.
+    fn pick(
+        &mut self,
+        lf: &LoadedFlow,
+        t: &Takeover,
+        vars: &Row,
+        attempt: u32,
+        x: i32,
+        y: i32,
+    ) -> Result<(), MendError> {
+        let step = &lf.flow.steps[t.step];
+        let spec = step.target.as_ref().ok_or_else(|| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "step '{}' acts on no control: pick does not apply; use done, skip or retry",
+                    t.step_id
+                ),
+            )
+        })?;
+        if !matches!(
+            step.action,
+            Action::Click | Action::DoubleClick | Action::RightClick | Action::Type
+        ) {
+            return Err(err(
+                ErrorCode::InvalidArgument,
+                "pick applies to click and type steps; use done, skip or retry",
+            ));
+        }
+        let frame = self.capture.capture(&self.query_for(lf, spec)?)?;
+        let p = mend_model::Point { x, y };
+        if !frame.info.bounds().contains(p) {
+            return Err(err(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{x},{y} is outside the window ({}x{}); give a point on the screenshot",
+                    frame.info.width, frame.info.height
+                ),
+            ));
+        }
+        self.check_guard(lf, &frame)?;
+        let rect = mend_vision::find_control_boxes(&frame.image)
+            .into_iter()
+            .filter(|b| b.rect.contains(p))
+            .min_by_key(|b| b.rect.area())
+            .map_or(Rect::new(x - 20, y - 10, 40, 20), |b| b.rect);
+        let at = frame.info.to_screen(&Rect::new(x, y, 1, 1));
+        let at = mend_model::Point { x: at.x, y: at.y };
+        self.spend(1)?;
+        self.intent(
+            Some(At {
+                run: &t.run,
+                row: t.row,
+                step: t.step,
+                attempt,
+            }),
+            &t.action,
+        )?;
+        let first = match step.action {
+            Action::DoubleClick => Input_::Click {
+                at,
+                button: MouseButton::Left,
+                count: 2,
+            },
+            Action::RightClick => Input_::Click {
+                at,
+                button: MouseButton::Right,
+                count: 1,
+            },
+            _ => Input_::click(at),
+        };
+        self.send(&first)?;
+        if step.action == Action::Type {
+            if step.clear {
+                self.send(&Input_::Keys {
+                    keys: parse_keys("ctrl+a")?,
+                })?;
+            }
+            let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)?;
+            self.type_guarded(lf, &frame, &text)?;
+        }
+        let _ = self.settle(lf, self.timeout(step));
+        let d = StepDetail {
+            step_id: t.step_id.clone(),
+            action: t.action.clone(),
+            rect: Some(rect),
+            confidence: Some(1.0),
+            message: Some(format!("a person picked {x},{y}")),
+            ..StepDetail::default()
+        };
+        self.journal_result(&t.run, t.row, t.step, attempt, None, Some("picked"), d)?;
+        self.audit(
+            &t.run,
+            t.row,
+            &t.step_id,
+            &t.action,
+            Some("picked"),
+            Some(1.0),
+            Some(rect),
+            None,
+            None,
+            0,
+            None,
+        );
+
+        // The proposal: what the person pointed at, as the step's target.
+        let is_field = spec.role.as_deref().and_then(Role::parse) == Some(Role::Field);
+        let text = if is_field {
+            spec.text.clone()
+        } else {
+            self.finder
+                .read_text(&frame, rect)
+                .filter(|s| !s.trim().is_empty())
+                .or_else(|| spec.text.clone())
+        };
+        let mut cid = format!("c{}", self.clock.unix_ms());
+        while self.store.get::<Change>(CHANGES, &cid)?.is_some() {
+            cid.push('x');
+        }
+        let crop = if is_field {
+            None
+        } else {
+            mend_vision::crop(&frame.image, rect).and_then(|img| {
+                let p = self.run_dir.join(format!("{cid}.png"));
+                img.save(&p).ok().map(|_| p.display().to_string())
+            })
+        };
+        let change = Change {
+            id: cid.clone(),
+            run: t.run.clone(),
+            takeover: t.id.clone(),
+            flow_path: lf.path.display().to_string(),
+            step: t.step,
+            step_id: t.step_id.clone(),
+            old: spec.clone(),
+            new: TargetSpec {
+                text,
+                recorded: Some(rect),
+                crop: None,
+                ..spec.clone()
+            },
+            crop,
+            status: "proposed".into(),
+            created_ms: self.clock.unix_ms(),
+        };
+        self.store.put(CHANGES, &cid, &change)?;
+        Ok(())
+    }
+
+    /// Run the compensations of the completed steps in reverse, each exactly once (a marker
+    /// in the store per step: aborting again changes nothing).
+    fn abort(&mut self, lf: &LoadedFlow, rec: &RunRecord) -> Result<(), MendError> {
+        let mut completed: Vec<(usize, usize)> = Vec::new();
+        for j in self.store.journal(&rec.id)? {
+            if let JournalEntry::Result {
+                row,
+                step,
+                code: None,
+                strategy,
+                ..
+            } = j
+            {
+                if strategy.as_deref() != Some("skipped") && !completed.contains(&(row, step)) {
+                    completed.push((row, step));
+                }
+            }
+        }
+        for (r, i) in completed.into_iter().rev() {
+            let step = &lf.flow.steps[i];
+            if step.compensation.is_empty() {
+                continue;
+            }
+            let key = format!("{}/{r}/{i}", rec.id);
+            if self.store.get::<bool>(COMPENSATED, &key)?.is_some() {
+                continue;
+            }
+            let vars = row_vars(&lf.flow, &rec.vars, &rec.rows[r]);
+            self.compensate(lf, step, &vars).map_err(|f| {
+                err(
+                    f.err.code,
+                    format!(
+                        "undoing step '{}' failed: {}; the steps undone so far stay undone, abort again to go on",
+                        step.id.clone().unwrap_or_default(),
+                        f.err.message
+                    ),
+                )
+            })?;
+            self.store.put(COMPENSATED, &key, &true)?;
+            let sid = step.id.clone().unwrap_or_else(|| format!("{}", i + 1));
+            self.audit(
+                &rec.id,
+                r,
+                &sid,
+                "compensate",
+                None,
+                None,
+                None,
+                None,
+                None,
+                0,
+                None,
+            );
+            let p = Progress {
+                row: r,
+                rows: self.rows,
+                step: i,
+                steps: lf.flow.steps.len(),
+                id: sid,
+                action: "compensate".into(),
+                status: "undone".into(),
+                strategy: None,
+                confidence: None,
+                ms: 0,
+                code: None,
+                message: None,
+            };
+            (self.on_progress)(&p);
+        }
+        Ok(())
     }
 
     /// One step of one row, with retries; or, when `pending` (a crash left its intent without a
@@ -528,6 +1012,9 @@ impl<'a> Runner<'a> {
                                 serde_json::to_string_pretty(&f.candidates).unwrap_or_default(),
                             );
                         }
+                    }
+                    if !retryable {
+                        self.last_failure = Some((d.screenshot.clone(), f.candidates.clone()));
                     }
                     self.journal_result(run, r, i, attempt, Some(f.err.code), None, d.clone())?;
                     self.audit(
@@ -1290,6 +1777,7 @@ pub fn summary_from(
         {
             let status = match (&code, strategy.as_deref()) {
                 (None, Some("verified")) => "verified",
+                (None, Some("skipped")) => "skipped",
                 (None, _) => "passed",
                 (Some(ErrorCode::ResumeUnverified), _) => "paused",
                 (Some(_), _) => "failed",
@@ -1326,5 +1814,6 @@ pub fn summary_from(
         message: rec.message.clone(),
         steps: last.into_values().collect(),
         report: None,
+        takeover: None,
     })
 }

@@ -3,6 +3,8 @@
 //! The same runner on the real desktop is tested in crates/cli/tests/run_cli.rs.
 
 use super::*;
+use crate::breaker::{Breaker, State};
+use crate::takeover::{self, Resolution};
 use image::RgbaImage;
 use mend_capture::{Capture, Frame};
 use mend_input::{Action as In, Input};
@@ -91,18 +93,23 @@ impl Capture for Desk {
                 0
             }
             + id * 101;
-        let img = RgbaImage::from_fn(64, 48, |x, y| {
+        // Flat where the controls are (so a pick finds no stray box), a pattern below it.
+        let img = RgbaImage::from_fn(320, 160, |x, y| {
+            if y < 100 {
+                return image::Rgba([230, 230, 230, 255]);
+            }
             let v = ((x * (seed % 7 + 1) + y * (seed % 11 + 2) + seed) % 256) as u8;
             image::Rgba([v, v.wrapping_mul(3), v ^ 0x55, 255])
         });
         Ok(Frame {
             info: FrameInfo {
                 id: 1,
-                monitor: "fake".into(),
+                // The fake's own note of what the frame shows (the finder reads frames, not now).
+                monitor: w.screen.clone(),
                 scale_factor: 1.0,
                 origin: Point { x: 0, y: 0 },
-                width: 64,
-                height: 48,
+                width: 320,
+                height: 160,
                 window: Some(win(id, &title, w.focus == id)),
             },
             image: img,
@@ -116,7 +123,7 @@ fn win(id: u32, title: &str, focused: bool) -> WindowInfo {
         title: title.into(),
         app_name: "fake".into(),
         pid: 0,
-        rect: Rect::new(0, 0, 64, 48),
+        rect: Rect::new(0, 0, 320, 160),
         focused,
     }
 }
@@ -174,6 +181,13 @@ impl Input for Keyboard {
 struct Seer(W);
 
 impl Finder for Seer {
+    fn read_text(&mut self, frame: &Frame, r: Rect) -> Option<String> {
+        controls(&frame.info.monitor)
+            .into_iter()
+            .find(|(_, _, c)| c.contains(r.center()))
+            .map(|(l, _, _)| l.trim().to_string())
+    }
+
     fn find(&mut self, frame: &Frame, t: &Target, _: &Recorded) -> Result<Located, Refusal> {
         let w = self.0.borrow();
         let text = t.text.clone().unwrap_or_default();
@@ -375,8 +389,13 @@ fn a_window_in_front_gets_no_input() {
         w.focus = OTHER;
     }
     let (s, _) = go(&b, &flow(&b, LOGIN), vec![], None, |_| {});
-    assert_eq!(s.status, "failed");
+    assert_eq!(s.status, "paused", "a refusal waits for a person");
+    assert_eq!(s.exit_code(), 3);
     assert_eq!(s.code, Some(ErrorCode::WindowBlocked));
+    let t = takeover::takeover(&b.store, s.takeover.as_deref().unwrap()).unwrap();
+    assert_eq!(t.code, ErrorCode::WindowBlocked);
+    assert_eq!(t.step_id, "user");
+    assert!(t.screenshot.is_some());
     assert!(b.world.borrow().inputs.is_empty(), "nothing was sent");
     assert!(
         s.steps[0].screenshot.is_some(),
@@ -412,7 +431,7 @@ fn an_interrupt_that_keeps_coming_back_is_a_loop() {
     let (s, _) = go(&b, &flow(&b, &body), vec![], None, |o| o.timeout_ms = 100);
     // The popup never closes: each dismissal times out, then the same click on the same
     // screen again would be the 4th — but the timeout stops it first. Either way: no login.
-    assert_eq!(s.status, "failed");
+    assert_eq!(s.status, "paused");
     assert!(
         matches!(
             s.code,
@@ -792,4 +811,230 @@ fn a_step_that_failed_before_any_input_is_simply_run_again_on_resume() {
     let (s, _) = go(&b, &lf, vec![], Some("r-f"), |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
     assert_eq!(b.world.borrow().effects, vec!["login"]);
+}
+
+/// Resolve a takeover with the fakes, as `mend takeover resolve` does.
+fn resolve(b: &Bench, lf: &LoadedFlow, id: &str, res: Resolution) -> Result<Summary, MendError> {
+    let clock = b.world.borrow().clock.clone();
+    let desk = Desk(b.world.clone());
+    let mut kb = Keyboard(b.world.clone());
+    let mut seer = Seer(b.world.clone());
+    let mut on = |_: &Progress| {};
+    let mut r = Runner::new(
+        &desk,
+        &mut kb,
+        &mut seer,
+        &clock,
+        &b.store,
+        &secrets,
+        &mut on,
+        Options::new(b.dir.path().join("runs")),
+    );
+    r.resolve(lf, id, res)
+}
+
+#[test]
+fn ambiguity_pauses_with_the_candidates_and_skip_goes_on() {
+    let b = bench("main");
+    let body = r#"
+[[step]]
+id = "del"
+action = "click"
+target = { text = "删除", role = "button" }
+risk = "irreversible"
+[[step]]
+id = "search"
+action = "click"
+target = { text = "查询", role = "button" }
+"#;
+    let lf = flow(&b, body);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!((s.status.as_str(), s.exit_code()), ("paused", 3));
+    let id = s.takeover.clone().unwrap();
+    let t = takeover::takeover(&b.store, &id).unwrap();
+    assert_eq!(t.code, ErrorCode::LocatorAmbiguous);
+    assert_eq!(t.candidates.len(), 2, "both 删除 are offered");
+    assert!(t.suggestion.contains("pick"));
+    assert!(b.world.borrow().inputs.is_empty());
+    let s = resolve(&b, &lf, &id, Resolution::Skip).unwrap();
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(s.steps[0].status, "skipped");
+    assert_eq!(b.world.borrow().screen, "result", "the next step ran");
+    assert!(b.world.borrow().effects.is_empty(), "nothing was deleted");
+    let again = resolve(&b, &lf, &id, Resolution::Skip).unwrap_err();
+    assert_eq!(again.code, ErrorCode::InvalidArgument, "resolved once only");
+}
+
+#[test]
+fn retry_runs_the_step_again_once_the_person_fixed_the_screen() {
+    let b = bench("login");
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+timeout_ms = 500
+"#;
+    let lf = flow(&b, body);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::LocatorNotFound));
+    b.world.borrow_mut().screen = "main".into();
+    let s = resolve(&b, &lf, s.takeover.as_deref().unwrap(), Resolution::Retry).unwrap();
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().screen, "result");
+}
+
+#[test]
+fn done_is_checked_with_the_steps_verify() {
+    let b = bench("login");
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "不存在", role = "button" }
+risk = "write"
+verify = { exists = { text = "查询", role = "button" } }
+timeout_ms = 300
+"#;
+    let lf = flow(&b, body);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    let id = s.takeover.unwrap();
+    let e = resolve(&b, &lf, &id, Resolution::Done).unwrap_err();
+    assert_eq!(e.code, ErrorCode::AssertionFailed, "not done yet: {e}");
+    b.world.borrow_mut().screen = "main".into(); // the person did it
+    let s = resolve(&b, &lf, &id, Resolution::Done).unwrap();
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert!(b.world.borrow().inputs.is_empty(), "Mend sent nothing");
+}
+
+#[test]
+fn a_pick_acts_there_and_its_accepted_change_fixes_the_flow() {
+    let b = bench("main");
+    let body = r#"
+[[step]]
+id = "search"
+action = "click"
+target = { text = "执行查询", role = "button" }
+timeout_ms = 300
+"#;
+    let lf = flow(&b, body);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::LocatorNotFound));
+    let id = s.takeover.unwrap();
+    // Outside the window: refused, nothing sent, the takeover still open.
+    let e = resolve(&b, &lf, &id, Resolution::Pick { x: 500, y: 5 }).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(b.world.borrow().inputs.is_empty());
+    // The 查询 button is at 200,10 60x20 in the fake window's pixels.
+    let s = resolve(&b, &lf, &id, Resolution::Pick { x: 230, y: 20 }).unwrap();
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(s.steps[0].strategy.as_deref(), Some("picked"));
+    assert_eq!(
+        b.world.borrow().screen,
+        "result",
+        "the picked control was clicked"
+    );
+    let changes: Vec<takeover::Change> = b.store.list(takeover::CHANGES).unwrap();
+    assert_eq!(changes.len(), 1);
+    let c = &changes[0];
+    assert_eq!(c.new.text.as_deref(), Some("查询"));
+    assert!(
+        c.diff().contains("-target = { text = \"执行查询\""),
+        "{}",
+        c.diff()
+    );
+    assert!(
+        c.diff().contains("+target = { text = \"查询\""),
+        "{}",
+        c.diff()
+    );
+    takeover::accept(&b.store, &c.id).unwrap();
+    let src = std::fs::read_to_string(b.dir.path().join("f.toml")).unwrap();
+    assert!(src.contains("text = \"查询\""), "{src}");
+    assert!(src.contains("recorded = {"), "{src}");
+    // The next run finds it without help.
+    b.world.borrow_mut().screen = "main".into();
+    let lf2 = LoadedFlow::load(&b.dir.path().join("f.toml"), &[]).unwrap();
+    let (s, _) = go(&b, &lf2, vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(
+        takeover::accept(&b.store, &c.id).unwrap_err().code,
+        ErrorCode::InvalidArgument
+    );
+}
+
+#[test]
+fn abort_undoes_completed_steps_in_reverse_once_each() {
+    let b = bench("main");
+    let body = r#"
+[[step]]
+id = "a"
+action = "key"
+keys = "F1"
+compensation = [{ action = "key", keys = "F11" }]
+[[step]]
+id = "b"
+action = "key"
+keys = "F2"
+compensation = [{ action = "key", keys = "F12" }]
+[[step]]
+id = "c"
+action = "click"
+target = { text = "不存在", role = "button" }
+timeout_ms = 300
+"#;
+    let lf = flow(&b, body);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    let id = s.takeover.unwrap();
+    b.world.borrow_mut().inputs.clear();
+    let s = resolve(&b, &lf, &id, Resolution::Abort).unwrap();
+    assert_eq!(s.status, "aborted");
+    let keys: Vec<String> = b
+        .world
+        .borrow()
+        .inputs
+        .iter()
+        .map(|i| format!("{i:?}"))
+        .collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(
+        keys[0].contains("F(12)") && keys[1].contains("F(11)"),
+        "{keys:?}"
+    );
+    assert!(resolve(&b, &lf, &id, Resolution::Abort).is_err());
+    assert_eq!(b.world.borrow().inputs.len(), 2, "nothing undone twice");
+}
+
+#[test]
+fn the_breaker_opens_on_failing_writes_and_stays_open_after_a_restart() {
+    let b = bench("main");
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "不存在", role = "button" }
+risk = "write"
+timeout_ms = 200
+"#;
+    let lf = flow(&b, body);
+    for _ in 0..3 {
+        let (s, _) = go(&b, &lf, vec![], None, |_| {});
+        assert_eq!(s.code, Some(ErrorCode::LocatorNotFound));
+    }
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::BreakerOpen), "{s:?}");
+    assert_eq!(s.exit_code(), 3);
+    assert!(s.steps.is_empty(), "the step did not even start");
+    let Bench { world, dir, store } = b;
+    drop(store);
+    let store = Store::open(&dir.path().join("db")).unwrap();
+    let br: Breaker = store.get(crate::BREAKERS, "客户管理系统").unwrap().unwrap();
+    assert!(
+        matches!(
+            br.state,
+            State::Open {
+                by: mend_model::Risk::Write,
+                ..
+            }
+        ),
+        "{br:?}"
+    );
+    drop(world);
 }

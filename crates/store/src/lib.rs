@@ -249,6 +249,33 @@ impl Store {
             .collect()
     }
 
+    /// Store a record under `key` in a named table (breakers, takeovers, changes, …), flushed.
+    pub fn put<T: Serialize>(&self, table: &str, key: &str, value: &T) -> Result<(), MendError> {
+        let t = self.db.open_tree(table).map_err(io)?;
+        t.insert(key.as_bytes(), encode(value)).map_err(io)?;
+        t.flush().map_err(io)?;
+        Ok(())
+    }
+
+    pub fn get<T: DeserializeOwned>(&self, table: &str, key: &str) -> Result<Option<T>, MendError> {
+        let t = self.db.open_tree(table).map_err(io)?;
+        t.get(key.as_bytes())
+            .map_err(io)?
+            .map(|b| decode(&format!("{table} {key}"), &b))
+            .transpose()
+    }
+
+    /// Every record of a table, in key order.
+    pub fn list<T: DeserializeOwned>(&self, table: &str) -> Result<Vec<T>, MendError> {
+        let t = self.db.open_tree(table).map_err(io)?;
+        t.iter()
+            .map(|kv| {
+                let (k, v) = kv.map_err(io)?;
+                decode(&format!("{table} {}", String::from_utf8_lossy(&k)), &v)
+            })
+            .collect()
+    }
+
     #[doc(hidden)]
     /// Tests only: damage one stored journal record in place.
     pub fn damage_journal_for_test(&self, run: &str) -> Result<(), MendError> {
@@ -352,6 +379,23 @@ mod tests {
             .unwrap_err()
             .message
             .contains("format 9"));
+    }
+
+    #[test]
+    fn named_tables_keep_records_across_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = Store::open(dir.path()).unwrap();
+            s.put("breakers", "app", &vec![1u32, 2]).unwrap();
+            s.put("breakers", "b", &vec![3u32]).unwrap();
+        }
+        let s = Store::open(dir.path()).unwrap();
+        assert_eq!(
+            s.get::<Vec<u32>>("breakers", "app").unwrap(),
+            Some(vec![1, 2])
+        );
+        assert_eq!(s.get::<Vec<u32>>("breakers", "x").unwrap(), None);
+        assert_eq!(s.list::<Vec<u32>>("breakers").unwrap().len(), 2);
     }
 
     #[test]

@@ -1,0 +1,191 @@
+//! Handing over to a person: the stored request, the resolutions, and the flow changes a
+//! person's pick proposes.
+
+use crate::edit::{edit_targets, target_line, TargetEdit};
+use mend_model::{Candidate, ErrorCode, MendError, TargetSpec};
+use mend_store::Store;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const TAKEOVERS: &str = "takeovers";
+pub const CHANGES: &str = "changes";
+
+/// Everything a person needs to pick up where the run stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Takeover {
+    pub id: String,
+    pub run: String,
+    pub flow: String,
+    pub row: usize,
+    pub step: usize,
+    pub step_id: String,
+    pub action: String,
+    pub code: ErrorCode,
+    pub message: String,
+    /// The window when the run stopped (frame pixels: what `--pick X,Y` refers to).
+    pub screenshot: Option<String>,
+    pub candidates: Vec<Candidate>,
+    /// Side effects so far: the write / irreversible steps that completed.
+    pub effects: Vec<String>,
+    pub suggestion: String,
+    /// `open` or `resolved`.
+    pub status: String,
+    pub resolution: Option<String>,
+    pub created_ms: u64,
+}
+
+/// What the person decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Resolution {
+    /// The right control is at this point of the screenshot (frame pixels): act there.
+    Pick {
+        x: i32,
+        y: i32,
+    },
+    /// The person did the step by hand; Mend checks its `verify`.
+    Done,
+    Skip,
+    Retry,
+    /// Undo: compensations of the completed steps in reverse, each exactly once.
+    Abort,
+}
+
+impl Resolution {
+    pub fn name(&self) -> String {
+        match self {
+            Resolution::Pick { x, y } => format!("pick {x},{y}"),
+            Resolution::Done => "done".into(),
+            Resolution::Skip => "skip".into(),
+            Resolution::Retry => "retry".into(),
+            Resolution::Abort => "abort".into(),
+        }
+    }
+
+    /// `"pick 120,40"`, `"p 120,40"`, `"done"`, `"skip"`, `"retry"`, `"abort"` (the attended prompt).
+    pub fn parse(s: &str) -> Result<Resolution, MendError> {
+        let s = s.trim();
+        let bad = || {
+            MendError::new(
+                ErrorCode::InvalidArgument,
+                format!("'{s}': answer pick X,Y | done | skip | retry | abort"),
+            )
+        };
+        let (word, rest) = s.split_once(' ').unwrap_or((s, ""));
+        Ok(match word {
+            "pick" | "p" => {
+                let (x, y) = rest.split_once(',').ok_or_else(bad)?;
+                Resolution::Pick {
+                    x: x.trim().parse().map_err(|_| bad())?,
+                    y: y.trim().parse().map_err(|_| bad())?,
+                }
+            }
+            "done" | "d" => Resolution::Done,
+            "skip" | "s" => Resolution::Skip,
+            "retry" | "r" => Resolution::Retry,
+            "abort" | "a" => Resolution::Abort,
+            _ => return Err(bad()),
+        })
+    }
+}
+
+pub fn suggestion(code: ErrorCode) -> String {
+    match code {
+        ErrorCode::LocatorNotFound => "the control is not on the screen: point at it on the screenshot (pick X,Y), do the step by hand (done), skip it, or abort",
+        ErrorCode::LocatorAmbiguous => "several controls could be meant: pick the right one (the candidates' boxes are listed)",
+        ErrorCode::WindowBlocked => "another window is in front: close or answer it, then retry",
+        ErrorCode::ResumeUnverified => "check the application: if the step happened, answer done; if not, retry",
+        ErrorCode::BreakerOpen => "too many steps failed on this application: look at it, then retry, skip or abort",
+        ErrorCode::LoopDetected => "the same action kept repeating on an unchanged screen: do the step by hand (done) or abort",
+        _ => "look at the screenshot: retry, do the step by hand (done), skip it, or abort",
+    }
+    .to_string()
+}
+
+/// A flow change proposed by a person's pick, kept for review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub id: String,
+    pub run: String,
+    pub takeover: String,
+    pub flow_path: String,
+    pub step: usize,
+    pub step_id: String,
+    pub old: TargetSpec,
+    pub new: TargetSpec,
+    /// The picked control's pixels (PNG), becomes the step's crop when accepted.
+    pub crop: Option<String>,
+    /// `proposed`, `accepted`, `rejected`.
+    pub status: String,
+    pub created_ms: u64,
+}
+
+impl Change {
+    /// A unified diff of the flow line that changes.
+    pub fn diff(&self) -> String {
+        format!(
+            "--- {f}\n+++ {f} (proposed by takeover {t})\n@@ step {n} ({id}) @@\n-{old}\n+{new}\n",
+            f = self.flow_path,
+            t = self.takeover,
+            n = self.step + 1,
+            id = self.step_id,
+            old = target_line(&self.old),
+            new = target_line(&self.new),
+        )
+    }
+}
+
+fn missing(what: &str, id: &str) -> MendError {
+    MendError::new(
+        ErrorCode::InvalidArgument,
+        format!("no {what} '{id}'; list them with `mend {what}s list`"),
+    )
+}
+
+pub fn takeover(store: &Store, id: &str) -> Result<Takeover, MendError> {
+    store
+        .get(TAKEOVERS, id)?
+        .ok_or_else(|| missing("takeover", id))
+}
+
+pub fn change(store: &Store, id: &str) -> Result<Change, MendError> {
+    store.get(CHANGES, id)?.ok_or_else(|| missing("change", id))
+}
+
+/// Accept: write the new target (text, recorded box, crop) into the flow; the next run finds
+/// the control by the exact rung.
+pub fn accept(store: &Store, id: &str) -> Result<Change, MendError> {
+    let mut c = change(store, id)?;
+    if c.status != "proposed" {
+        return Err(MendError::new(
+            ErrorCode::InvalidArgument,
+            format!("change {id} is already {}", c.status),
+        ));
+    }
+    let crop = match &c.crop {
+        Some(p) => Some((
+            c.step_id.clone(),
+            image::open(p)
+                .map_err(|e| MendError::new(ErrorCode::InvalidArgument, format!("crop {p}: {e}")))?
+                .to_rgba8(),
+        )),
+        None => None,
+    };
+    let edit = TargetEdit {
+        text: (c.new.text != c.old.text)
+            .then(|| c.new.text.clone())
+            .flatten(),
+        recorded: c.new.recorded,
+        crop,
+    };
+    edit_targets(Path::new(&c.flow_path), &[(c.step, edit)])?;
+    c.status = "accepted".into();
+    store.put(CHANGES, id, &c)?;
+    Ok(c)
+}
+
+pub fn reject(store: &Store, id: &str) -> Result<Change, MendError> {
+    let mut c = change(store, id)?;
+    c.status = "rejected".into();
+    store.put(CHANGES, id, &c)?;
+    Ok(c)
+}
