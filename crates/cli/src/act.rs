@@ -21,8 +21,8 @@ pub struct TypeArgs {
 }
 
 /// Locate, then guard on the frame the target was located in, then click. Nothing is sent when
-/// the locator refuses or the guard says no.
-fn locate_guarded(t: &TargetArgs) -> Result<Located, MendError> {
+/// the locator refuses or the guard says no. Returns the control and its window's id.
+fn locate_guarded(t: &TargetArgs) -> Result<(Located, u32), MendError> {
     if t.image.is_some() {
         return Err(MendError::new(
             ErrorCode::InvalidArgument,
@@ -39,7 +39,7 @@ fn locate_guarded(t: &TargetArgs) -> Result<Located, MendError> {
     let guard = Guard::new(vec![t.query()?]);
     let foreground = XcapCapture.foreground()?;
     guard.check(foreground.as_ref(), window)?;
-    Ok(located)
+    Ok((located, window.id))
 }
 
 fn report(l: &Located, verb: &str) {
@@ -54,17 +54,20 @@ fn report(l: &Located, verb: &str) {
 }
 
 pub fn run_click(a: ClickArgs) -> Result<ExitCode, MendError> {
-    let l = locate_guarded(&a.target)?;
+    let (l, _) = locate_guarded(&a.target)?;
     EnigoInput::new()?.perform(&Action::click(l.screen_box.center()))?;
     report(&l, "clicked");
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn run_type(a: TypeArgs) -> Result<ExitCode, MendError> {
-    let l = locate_guarded(&a.target)?;
+    let (l, window) = locate_guarded(&a.target)?;
     let mut input = EnigoInput::new()?;
     input.perform(&Action::click(l.screen_box.center()))?;
-    input.perform(&Action::Type { text: a.input })?;
+    // Each key only while that window has the focus (checked atomically with the send).
+    for c in a.input.chars() {
+        input.type_into(window, c)?;
+    }
     report(&l, "typed into");
     Ok(ExitCode::SUCCESS)
 }

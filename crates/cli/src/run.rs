@@ -488,7 +488,7 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
             let store = db.open()?;
             let mut list: Vec<Takeover> = store.list(TAKEOVERS)?;
             list.retain(|t| all || t.status == "open");
-            list.sort_by(|a, b| b.created_ms.cmp(&a.created_ms));
+            list.sort_by_key(|t| std::cmp::Reverse(t.created_ms));
             if json {
                 println!(
                     "{}",
@@ -582,7 +582,7 @@ pub fn run_changes(cmd: ChangesCmd) -> Result<ExitCode, MendError> {
             let store = db.open()?;
             let mut list: Vec<takeover::Change> = store.list(takeover::CHANGES)?;
             list.retain(|c| all || c.status == "proposed");
-            list.sort_by(|a, b| b.created_ms.cmp(&a.created_ms));
+            list.sort_by_key(|t| std::cmp::Reverse(t.created_ms));
             if json {
                 println!(
                     "{}",

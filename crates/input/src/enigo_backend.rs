@@ -5,6 +5,8 @@ use mend_model::{ErrorCode, MendError, Point};
 /// The live backend: `enigo` (XTEST through x11rb under X11).
 pub struct EnigoInput {
     enigo: Enigo,
+    /// Grabbed-server typing, opened on first use.
+    keys: Option<crate::X11Keys>,
 }
 
 fn input_err(e: impl std::fmt::Display) -> MendError {
@@ -21,7 +23,7 @@ impl EnigoInput {
                 ),
             )
         })?;
-        Ok(EnigoInput { enigo })
+        Ok(EnigoInput { enigo, keys: None })
     }
 
     fn move_to(&mut self, p: Point) -> Result<(), MendError> {
@@ -79,6 +81,13 @@ fn key(k: &Key) -> enigo::Key {
 }
 
 impl Input for EnigoInput {
+    fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
+        if self.keys.is_none() {
+            self.keys = Some(crate::X11Keys::new()?);
+        }
+        self.keys.as_mut().expect("opened").type_into(window, c)
+    }
+
     fn perform(&mut self, action: &Action) -> Result<(), MendError> {
         match action {
             Action::Click {

@@ -8,16 +8,22 @@
 mod action;
 mod enigo_backend;
 mod guard;
+mod x11_keys;
 
 pub use action::{parse_keys, Action, Key, MouseButton};
 pub use enigo_backend::EnigoInput;
 pub use guard::Guard;
+pub use x11_keys::X11Keys;
 
 use mend_model::MendError;
 
 /// The input seam.
 pub trait Input {
     fn perform(&mut self, action: &Action) -> Result<(), MendError>;
+
+    /// Type one character into `window` only if it has the keyboard focus when the key is
+    /// sent — atomically, not check-then-send. `WINDOW_BLOCKED` (nothing sent) otherwise.
+    fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError>;
 }
 
 /// A fake that records what would have been sent. For unit tests of code above input.
@@ -29,6 +35,11 @@ pub struct RecordingInput {
 impl Input for RecordingInput {
     fn perform(&mut self, action: &Action) -> Result<(), MendError> {
         self.sent.push(action.clone());
+        Ok(())
+    }
+
+    fn type_into(&mut self, _window: u32, c: char) -> Result<(), MendError> {
+        self.sent.push(Action::Type { text: c.into() });
         Ok(())
     }
 }

@@ -1217,21 +1217,27 @@ impl<'a> Runner<'a> {
         frame: &Frame,
         text: &str,
     ) -> Result<(), MendError> {
-        let mut buf = [0u8; 4];
         let total = text.chars().count();
+        let window = frame
+            .info
+            .window
+            .as_ref()
+            .map(|w| w.id)
+            .ok_or_else(|| err(ErrorCode::WindowNotFound, "the frame has no window"))?;
+        let stopped = |n: usize, e: MendError| {
+            err(
+                e.code,
+                format!(
+                    "typing stopped after {n} of {total} characters: {}",
+                    e.message
+                ),
+            )
+        };
+        self.check_guard(lf, frame).map_err(|e| stopped(0, e))?;
         for (n, c) in text.chars().enumerate() {
-            self.check_guard(lf, frame).map_err(|e| {
-                err(
-                    e.code,
-                    format!(
-                        "typing stopped after {n} of {total} characters: {}",
-                        e.message
-                    ),
-                )
-            })?;
-            self.send(&Input_::Type {
-                text: c.encode_utf8(&mut buf).to_string(),
-            })?;
+            // The backend checks the focus and sends the key atomically: a window that takes
+            // the focus mid-text gets nothing.
+            self.input.type_into(window, c).map_err(|e| stopped(n, e))?;
         }
         Ok(())
     }

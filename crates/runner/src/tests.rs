@@ -164,14 +164,25 @@ impl Input for Keyboard {
             In::Type { text } => {
                 let f = w.focus;
                 w.typed.entry(f).or_default().push_str(text);
-                let n = w.typed.get(&MAIN).map_or(0, |t| t.chars().count());
-                if w.steal_after.is_some_and(|k| n >= k) {
-                    w.extra.push((OTHER, "Decoy".into()));
-                    w.focus = OTHER;
-                    w.steal_after = None;
-                }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Like the X11 backend: the focus is checked and the key sent in one step.
+    fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
+        let mut w = self.0.borrow_mut();
+        if w.focus != window {
+            return Err(MendError::new(ErrorCode::WindowBlocked, "focus moved"));
+        }
+        w.inputs.push(In::Type { text: c.into() });
+        w.typed.entry(window).or_default().push(c);
+        let n = w.typed.get(&MAIN).map_or(0, |t| t.chars().count());
+        if w.steal_after.is_some_and(|k| n >= k) {
+            w.extra.push((OTHER, "Decoy".into()));
+            w.focus = OTHER;
+            w.steal_after = None;
         }
         Ok(())
     }

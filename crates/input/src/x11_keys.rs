@@ -1,0 +1,168 @@
+//! Typing that a focus thief cannot intercept. Checking the focus and then sending a key is a
+//! race: a window can take the focus in between and receive the key. Here the X server is
+//! grabbed from the focus check to the key release, so no other client — no window manager, no
+//! thief — runs in between: the key goes to the checked window or is not sent at all.
+//!
+//! Keys come from the server's own keymap (ASCII and what the layout has); any other character
+//! (CJK) is bound to a spare keycode first, outside the grab, as enigo does. XTEST on x11rb,
+//! the same stack enigo uses.
+
+use mend_model::{ErrorCode, MendError};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::ConnectionExt as _;
+use x11rb::protocol::xtest::ConnectionExt as _;
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+const KEY_PRESS: u8 = 2;
+const KEY_RELEASE: u8 = 3;
+const XK_SHIFT_L: u32 = 0xffe1;
+
+fn x_err(e: impl std::fmt::Display) -> MendError {
+    MendError::new(ErrorCode::InputFailed, format!("X11 typing: {e}"))
+}
+
+pub struct X11Keys {
+    conn: RustConnection,
+    root: u32,
+    min: u8,
+    per: usize,
+    syms: Vec<u32>,
+    shift: u8,
+    spare: u8,
+}
+
+/// The X keysym of a character: Latin-1 maps to itself, everything else to 0x0100_0000 + code.
+fn keysym(c: char) -> u32 {
+    let cp = c as u32;
+    match cp {
+        0x20..=0x7e | 0xa0..=0xff => cp,
+        _ => 0x0100_0000 | cp,
+    }
+}
+
+impl X11Keys {
+    pub fn new() -> Result<Self, MendError> {
+        let (conn, screen) = x11rb::connect(None).map_err(x_err)?;
+        let root = conn.setup().roots[screen].root;
+        let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
+        let map = conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
+        let per = map.keysyms_per_keycode as usize;
+        let syms = map.keysyms;
+        let code_of = |want: u32| {
+            (0..syms.len() / per.max(1))
+                .find(|&i| syms[i * per] == want)
+                .map(|i| min + i as u8)
+        };
+        let shift = code_of(XK_SHIFT_L).ok_or_else(|| x_err("the keymap has no Shift_L"))?;
+        let spare = (0..syms.len() / per.max(1))
+            .rev()
+            .find(|&i| syms[i * per..(i + 1) * per].iter().all(|s| *s == 0))
+            .map(|i| min + i as u8)
+            .ok_or_else(|| x_err("no unused keycode to bind characters outside the keymap"))?;
+        Ok(X11Keys {
+            conn,
+            root,
+            min,
+            per,
+            syms,
+            shift,
+            spare,
+        })
+    }
+
+    /// Keycode and shift level of a keysym on the current map.
+    fn find(&self, sym: u32) -> Option<(u8, bool)> {
+        for level in 0..2.min(self.per) {
+            for i in 0..self.syms.len() / self.per {
+                if self.syms[i * self.per + level] == sym && self.min + i as u8 != self.spare {
+                    return Some((self.min + i as u8, level == 1));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether `w` is `window` or inside it.
+    fn within(&self, mut w: u32, window: u32) -> Result<bool, MendError> {
+        for _ in 0..32 {
+            if w == window {
+                return Ok(true);
+            }
+            if w == self.root || w <= 1 {
+                return Ok(false);
+            }
+            w = self
+                .conn
+                .query_tree(w)
+                .map_err(x_err)?
+                .reply()
+                .map_err(x_err)?
+                .parent;
+        }
+        Ok(false)
+    }
+
+    fn fake(&self, kind: u8, code: u8) -> Result<(), MendError> {
+        self.conn
+            .xtest_fake_input(kind, code, 0, self.root, 0, 0, 0)
+            .map_err(x_err)?;
+        Ok(())
+    }
+
+    /// Type `c` into `window` (an X top-level id) if, and only if, the keyboard focus is in it
+    /// at the moment the key is generated. `WINDOW_BLOCKED` otherwise, with nothing sent.
+    pub fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
+        let sym = keysym(c);
+        let (code, shifted, rebound) = match self.find(sym) {
+            Some((code, shifted)) => (code, shifted, false),
+            None => {
+                let syms = vec![sym; self.per];
+                self.conn
+                    .change_keyboard_mapping(1, self.spare, self.per as u8, &syms)
+                    .map_err(x_err)?
+                    .check()
+                    .map_err(x_err)?;
+                (self.spare, false, true)
+            }
+        };
+        self.conn.grab_server().map_err(x_err)?;
+        let sent = (|| {
+            let focus = self
+                .conn
+                .get_input_focus()
+                .map_err(x_err)?
+                .reply()
+                .map_err(x_err)?
+                .focus;
+            if !self.within(focus, window)? {
+                return Err(MendError::new(
+                    ErrorCode::WindowBlocked,
+                    "the keyboard focus left the window; the key was not sent",
+                ));
+            }
+            if shifted {
+                self.fake(KEY_PRESS, self.shift)?;
+            }
+            self.fake(KEY_PRESS, code)?;
+            self.fake(KEY_RELEASE, code)?;
+            if shifted {
+                self.fake(KEY_RELEASE, self.shift)?;
+            }
+            Ok(())
+        })();
+        let ungrab = self.conn.ungrab_server().map_err(x_err);
+        self.conn.sync().map_err(x_err)?;
+        ungrab?;
+        if rebound {
+            // The application reads the new binding when it handles the key; give it that
+            // moment before the spare keycode is bound to the next character.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        sent
+    }
+}
