@@ -58,9 +58,17 @@ run_flow zh nested_dialog       main  delete_with_confirm.toml
 run_flow zh large_font          main  new_customers.toml --data fixtures/flows/customers.csv
 
 echo
-say "negative cases: a control that is gone, or replaced by a look-alike, is refused, not guessed"
+say "negative cases: a control that is gone, or replaced by a look-alike, is refused, not guessed;"
+say "the run pauses (exit 3) and waits for a person with a takeover request"
 run_flow zh removed login login_edit_save.toml
 run_flow zh decoy   main  delete_with_confirm.toml
+TAKEOVER="$("$MEND" takeover list | head -1 | cut -f1)"
+if [[ -n "$TAKEOVER" ]]; then
+    say "the newest request (mend takeover show $TAKEOVER):"
+    "$MEND" takeover show "$TAKEOVER" || true
+    say "a person decides to abort it (mend takeover resolve $TAKEOVER --abort):"
+    "$MEND" takeover resolve "$TAKEOVER" --abort || true
+fi
 
 echo
 say "the last report ($("$MEND" runs | head -1 | cut -f1)):"
