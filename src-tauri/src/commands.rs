@@ -1,7 +1,13 @@
 //! IPC commands. Names are the snake_case strings the UI passes to `invoke`
 //! (see `ui/src/backend/tauri.ts`); payloads are serde structs mirrored in `ui/src/backend/types.ts`.
+//! Each is a thin call into `studio.rs`; failures are the engine's `MendError` (`{code, message}`).
 
+use crate::studio::{self, Studio};
+use mend_model::{Flow, MendError, TargetSpec};
+use mend_runner::takeover::Takeover;
+use mend_runner::{Progress, Summary};
 use serde::Serialize;
+use tauri::{AppHandle, Emitter, State};
 
 /// What the shell reports about itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -12,14 +18,148 @@ pub struct StudioInfo {
     pub engine: String,
 }
 
-/// Cannot fail, so it returns the struct itself; fallible commands return
-/// `Result<T, mend_model::MendError>` (`{code, message}` over IPC).
 #[tauri::command]
 pub fn studio_info() -> StudioInfo {
     StudioInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         engine: "mend".to_owned(),
     }
+}
+
+/// Run events pushed to the UI: `run-event` (a step started / ended / an interrupt) and
+/// `run-finished` (the summary, or the error that stopped the worker).
+struct Emit(AppHandle);
+
+#[derive(Serialize, Clone)]
+struct Finished {
+    summary: Option<Summary>,
+    error: Option<MendError>,
+}
+
+impl studio::Sink for Emit {
+    fn progress(&self, p: &Progress) {
+        let _ = self.0.emit("run-event", p);
+    }
+    fn finished(&self, s: Result<Summary, MendError>) {
+        let f = match s {
+            Ok(s) => Finished {
+                summary: Some(s),
+                error: None,
+            },
+            Err(e) => Finished {
+                summary: None,
+                error: Some(e),
+            },
+        };
+        let _ = self.0.emit("run-finished", f);
+    }
+}
+
+#[tauri::command]
+pub fn list_flows(s: State<Studio>) -> Result<Vec<studio::FlowEntry>, MendError> {
+    studio::list_flows(&s)
+}
+
+#[tauri::command]
+pub fn load_flow(s: State<Studio>, file: String) -> Result<studio::FlowDoc, MendError> {
+    studio::load_flow(&s, &file)
+}
+
+#[tauri::command]
+pub fn save_flow(s: State<Studio>, file: String, flow: Flow) -> Result<studio::FlowDoc, MendError> {
+    studio::save_flow(&s, &file, &flow)
+}
+
+#[tauri::command]
+pub fn create_flow(
+    s: State<Studio>,
+    file: String,
+    name: String,
+    title: String,
+) -> Result<studio::FlowDoc, MendError> {
+    studio::create_flow(&s, &file, &name, &title)
+}
+
+#[tauri::command]
+pub fn duplicate_flow(
+    s: State<Studio>,
+    file: String,
+    new_file: String,
+) -> Result<studio::FlowDoc, MendError> {
+    studio::duplicate_flow(&s, &file, &new_file)
+}
+
+#[tauri::command]
+pub async fn capture_window(title: String) -> Result<studio::Shot, MendError> {
+    studio::capture_window(&title)
+}
+
+#[tauri::command]
+pub fn read_image(s: State<Studio>, path: String) -> Result<String, MendError> {
+    studio::read_image(&s, &path)
+}
+
+#[tauri::command]
+pub async fn propose_target(title: String, x: i32, y: i32) -> Result<studio::Proposal, MendError> {
+    studio::propose_target(&title, x, y, "chi_sim+eng")
+}
+
+#[tauri::command]
+pub async fn test_locate(
+    title: String,
+    target: TargetSpec,
+) -> Result<studio::LocateResult, MendError> {
+    studio::test_locate(&title, &target, "chi_sim+eng")
+}
+
+#[tauri::command]
+pub fn start_run(
+    app: AppHandle,
+    s: State<Studio>,
+    request: studio::RunRequest,
+) -> Result<(), MendError> {
+    studio::start_run(&s, request, Emit(app))
+}
+
+#[tauri::command]
+pub fn list_takeovers(s: State<Studio>, all: bool) -> Result<Vec<Takeover>, MendError> {
+    studio::list_takeovers(&s, all)
+}
+
+#[tauri::command]
+pub fn resolve_takeover(
+    app: AppHandle,
+    s: State<Studio>,
+    id: String,
+    resolution: String,
+) -> Result<(), MendError> {
+    studio::resolve_takeover(&s, &id, &resolution, Emit(app))
+}
+
+#[tauri::command]
+pub fn list_changes(s: State<Studio>) -> Result<Vec<studio::ChangeView>, MendError> {
+    studio::list_changes(&s)
+}
+
+#[tauri::command]
+pub fn decide_change(
+    s: State<Studio>,
+    id: String,
+    accept: bool,
+) -> Result<mend_runner::takeover::Change, MendError> {
+    studio::decide_change(&s, &id, accept)
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    summary: Summary,
+    markdown: String,
+}
+
+#[tauri::command]
+pub fn run_report(s: State<Studio>, id: String) -> Result<Report, MendError> {
+    let (summary, markdown) = studio::run_report(&s, &id)?;
+    Ok(Report { summary, markdown })
 }
 
 #[cfg(test)]

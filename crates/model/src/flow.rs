@@ -29,7 +29,7 @@ pub struct Flow {
 pub struct WindowSpec {
     /// Anchored regex of the main window's title.
     pub title: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// Further window titles (dialogs) input may go to. The main title is always allowed.
     #[serde(default)]
@@ -59,24 +59,24 @@ pub enum Risk {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TargetSpec {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub near: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<[i32; 2]>,
     /// Window pixels where it was recorded.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Rect>,
     /// Template crop, relative to the flow file's folder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crop: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
     /// Title of the window the target is in, when not the main window (a dialog).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
 }
 
@@ -112,40 +112,44 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     pub action: Action,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetSpec>,
     /// For `type`: the text (may hold `${var}` and `${secret:NAME}`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// For `type`: select the field's content first (ctrl+a) so the text replaces it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub clear: bool,
     /// For `key`: "Return", "ctrl+a".
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<String>,
     /// For `scroll`: lines (negative = up).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<i32>,
     /// For `drag`: where to drop.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<TargetSpec>,
     /// For `wait_for` and `assert`; after any action, checked once it settled.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub check: Vec<Check>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_read")]
     pub risk: Risk,
     /// How to tell this step already took effect: what makes resume safe.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<Check>,
     /// Steps that undo this one, run in reverse on abort.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compensation: Vec<Step>,
     /// Per-step timeout for the screen to settle, milliseconds.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+}
+
+fn is_read(r: &Risk) -> bool {
+    *r == Risk::Read
 }
 
 fn line_col(src: &str, byte: usize) -> (usize, usize) {

@@ -1,0 +1,598 @@
+//! The studio's engine side: every command is a thin call into the engine crates. The studio
+//! process alone opens the run database; runs and resolutions go on worker threads and push
+//! typed events (`run-event` with a `Progress`, `run-finished` with a `Summary`) to the UI.
+
+use base64::Engine as _;
+use mend_capture::{Capture, Frame, WindowQuery, XcapCapture};
+use mend_input::EnigoInput;
+use mend_locate::{Locator, Recorded};
+use mend_model::{
+    parse_flow, ErrorCode, Flow, Located, MendError, Point, Rect, Role, Target, TargetSpec,
+};
+use mend_runner::takeover::{self, Change, Resolution, Takeover, CHANGES, TAKEOVERS};
+use mend_runner::{
+    read_rows, summary_from, LoadedFlow, Options, Progress, Runner, Summary, SystemClock,
+};
+use mend_store::{RunRecord, Store};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Shared by every command: where flows live and the one open database.
+pub struct Studio {
+    pub flows_dir: PathBuf,
+    pub db_dir: PathBuf,
+    pub store: Arc<Store>,
+    /// A run or resolution in progress: input goes to one thing at a time.
+    pub busy: Arc<Mutex<bool>>,
+}
+
+fn invalid(msg: impl Into<String>) -> MendError {
+    MendError::new(ErrorCode::InvalidArgument, msg)
+}
+
+impl Studio {
+    pub fn open(flows_dir: PathBuf, db_dir: PathBuf) -> Result<Studio, MendError> {
+        let store = Arc::new(Store::open(&db_dir)?);
+        Ok(Studio {
+            flows_dir,
+            db_dir,
+            store,
+            busy: Arc::new(Mutex::new(false)),
+        })
+    }
+
+    /// A flow path from the UI must be inside the flows folder.
+    fn flow_path(&self, name: &str) -> Result<PathBuf, MendError> {
+        if name.contains("..") || name.contains('/') || !name.ends_with(".toml") {
+            return Err(invalid(format!(
+                "'{name}' is not a flow file name (NAME.toml in the flows folder)"
+            )));
+        }
+        Ok(self.flows_dir.join(name))
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunBrief {
+    pub id: String,
+    pub status: String,
+    pub started_ms: u64,
+    pub code: Option<ErrorCode>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowEntry {
+    pub file: String,
+    pub name: String,
+    pub steps: usize,
+    /// Set when the file does not parse: the library still lists it.
+    pub error: Option<MendError>,
+    pub last_runs: Vec<RunBrief>,
+}
+
+pub fn list_flows(s: &Studio) -> Result<Vec<FlowEntry>, MendError> {
+    let runs = s.store.runs()?;
+    let mut out = Vec::new();
+    let dir = std::fs::read_dir(&s.flows_dir)
+        .map_err(|e| invalid(format!("{}: {e}", s.flows_dir.display())))?;
+    let mut files: Vec<PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    for p in files {
+        let file = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let src = std::fs::read_to_string(&p).unwrap_or_default();
+        let parsed = parse_flow(&file, &src, &columns_of(&src));
+        let abs = std::fs::canonicalize(&p).unwrap_or(p.clone());
+        let last_runs = runs
+            .iter()
+            .filter(|r| Path::new(&r.flow_path) == abs)
+            .take(5)
+            .map(|r| RunBrief {
+                id: r.id.clone(),
+                status: r.status.clone(),
+                started_ms: r.started_ms,
+                code: r.code,
+            })
+            .collect();
+        out.push(match parsed {
+            Ok(f) => FlowEntry {
+                file,
+                name: f.name,
+                steps: f.steps.len(),
+                error: None,
+                last_runs,
+            },
+            Err(e) => FlowEntry {
+                file,
+                name: String::new(),
+                steps: 0,
+                error: Some(e),
+                last_runs,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// Every `${name}` the flow uses counts as a column here: the library and the editor check the
+/// structure; the run checks that each variable has a value.
+fn columns_of(src: &str) -> Vec<String> {
+    mend_model::references(src)
+        .into_iter()
+        .filter(|r| !r.starts_with("secret:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowDoc {
+    pub file: String,
+    pub source: String,
+    pub flow: Option<Flow>,
+    pub error: Option<MendError>,
+    /// 0-based step the error is at, when it is at one.
+    pub error_step: Option<usize>,
+}
+
+/// Which step a `file:line:col` error points into.
+fn step_of_error(src: &str, e: &MendError) -> Option<usize> {
+    let rest = e.message.split(':').nth(1)?;
+    let line: usize = rest.trim().parse().ok()?;
+    let headers: Vec<usize> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("[[step]]"))
+        .map(|(i, _)| i + 1)
+        .collect();
+    headers.iter().rposition(|h| *h <= line)
+}
+
+pub fn load_flow(s: &Studio, file: &str) -> Result<FlowDoc, MendError> {
+    let p = s.flow_path(file)?;
+    let source =
+        std::fs::read_to_string(&p).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+    Ok(doc_of(file, source))
+}
+
+fn doc_of(file: &str, source: String) -> FlowDoc {
+    match parse_flow(file, &source, &columns_of(&source)) {
+        Ok(f) => FlowDoc {
+            file: file.into(),
+            source,
+            flow: Some(f),
+            error: None,
+            error_step: None,
+        },
+        Err(e) => FlowDoc {
+            file: file.into(),
+            error_step: step_of_error(&source, &e),
+            source,
+            flow: None,
+            error: Some(e),
+        },
+    }
+}
+
+/// Serialize an edited flow to TOML, check it parses back, and write it. An invalid flow is
+/// returned with its error (and the step it is at) and not written.
+pub fn save_flow(s: &Studio, file: &str, flow: &Flow) -> Result<FlowDoc, MendError> {
+    let p = s.flow_path(file)?;
+    let source = toml::to_string(flow)
+        .map_err(|e| invalid(format!("the flow cannot be written as TOML: {e}")))?;
+    let doc = doc_of(file, source);
+    if doc.error.is_none() {
+        std::fs::write(&p, &doc.source).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+    }
+    Ok(doc)
+}
+
+pub fn duplicate_flow(s: &Studio, file: &str, new_file: &str) -> Result<FlowDoc, MendError> {
+    let from = s.flow_path(file)?;
+    let to = s.flow_path(new_file)?;
+    if to.exists() {
+        return Err(invalid(format!("{new_file} exists already")));
+    }
+    std::fs::copy(&from, &to).map_err(|e| invalid(format!("{}: {e}", to.display())))?;
+    load_flow(s, new_file)
+}
+
+pub fn create_flow(s: &Studio, file: &str, name: &str, title: &str) -> Result<FlowDoc, MendError> {
+    let p = s.flow_path(file)?;
+    if p.exists() {
+        return Err(invalid(format!("{file} exists already")));
+    }
+    let source = format!(
+        "version = 1\nname = {}\n\n[window]\ntitle = {}\n\n[[step]]\naction = \"focus\"\n",
+        toml_str(name),
+        toml_str(title)
+    );
+    std::fs::write(&p, &source).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+    load_flow(s, file)
+}
+
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.into()).to_string()
+}
+
+/// A window's picture for the editor, as a data URL, with its size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shot {
+    pub png: String,
+    pub width: u32,
+    pub height: u32,
+    pub title: String,
+}
+
+fn png_data_url(img: &image::RgbaImage) -> Result<String, MendError> {
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgba8(img.clone())
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .map_err(|e| invalid(format!("encode PNG: {e}")))?;
+    Ok(format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
+fn capture(title: &str) -> Result<Frame, MendError> {
+    XcapCapture.capture(&WindowQuery::title(title)?)
+}
+
+pub fn capture_window(title: &str) -> Result<Shot, MendError> {
+    let f = capture(title)?;
+    Ok(Shot {
+        png: png_data_url(&f.image)?,
+        width: f.image.width(),
+        height: f.image.height(),
+        title: f.info.window.map(|w| w.title).unwrap_or_default(),
+    })
+}
+
+/// A PNG the flow or a run wrote (a crop, a failure screenshot), as a data URL.
+pub fn read_image(s: &Studio, path: &str) -> Result<String, MendError> {
+    let p = Path::new(path);
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        s.flows_dir.join(p)
+    };
+    let inside = p.starts_with(&s.flows_dir) || p.starts_with(&s.db_dir);
+    if !inside {
+        return Err(invalid(
+            "images are read from the flows folder or the run database only",
+        ));
+    }
+    let img = image::open(&p)
+        .map_err(|e| invalid(format!("{}: {e}", p.display())))?
+        .to_rgba8();
+    png_data_url(&img)
+}
+
+/// What Mend proposes for a point (or box) the person clicked on the captured window.
+#[derive(Debug, Clone, Serialize)]
+pub struct Proposal {
+    pub target: TargetSpec,
+    /// The control's box in window pixels.
+    pub rect: Rect,
+    pub role: Role,
+}
+
+pub fn propose_target(title: &str, x: i32, y: i32, lang: &str) -> Result<Proposal, MendError> {
+    let frame = capture(title)?;
+    let p = Point { x, y };
+    let boxes = mend_vision::find_control_boxes(&frame.image);
+    let control = boxes
+        .iter()
+        .filter(|b| b.rect.contains(p))
+        .min_by_key(|b| b.rect.area());
+    let rect = control.map_or(Rect::new(x - 20, y - 10, 40, 20), |b| b.rect);
+    let role = control.map_or(Role::Any, |b| b.role);
+    let mut ocr = mend_ocr::OcrEngine::new(lang)?;
+    let read = |ocr: &mut mend_ocr::OcrEngine, r: Rect| -> Result<String, MendError> {
+        Ok(ocr
+            .read_lines(&frame.image, r, mend_locate::line_ocr(r.h))?
+            .iter()
+            .map(|l| l.text.clone())
+            .collect::<Vec<_>>()
+            .join(" "))
+    };
+    // A field is named by the label left of it; anything else by its own caption.
+    let text = if role == Role::Field {
+        read(&mut ocr, Rect::new(rect.x - 240, rect.y, 236, rect.h))?
+    } else {
+        read(&mut ocr, rect.inflate(-2))?
+    };
+    let text = text.trim().trim_end_matches([':', '：']).to_string();
+    let role_name = serde_json::to_value(role)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string));
+    Ok(Proposal {
+        target: TargetSpec {
+            text: (!text.is_empty()).then_some(text),
+            role: role_name,
+            recorded: Some(rect),
+            ..TargetSpec::default()
+        },
+        rect,
+        role,
+    })
+}
+
+/// "Test locate": which rung finds the target on the live window, where, how sure.
+#[derive(Debug, Clone, Serialize)]
+pub struct LocateResult {
+    pub located: Option<Located>,
+    pub error: Option<MendError>,
+    pub candidates: Vec<mend_model::Candidate>,
+}
+
+pub fn test_locate(title: &str, spec: &TargetSpec, lang: &str) -> Result<LocateResult, MendError> {
+    let frame = capture(spec.window.as_deref().unwrap_or(title))?;
+    let target = Target {
+        text: spec.text.clone(),
+        role: spec
+            .role
+            .as_deref()
+            .and_then(Role::parse)
+            .unwrap_or(Role::Any),
+        near: spec.near.clone(),
+        offset: spec.offset.map(|[x, y]| (x, y)),
+        recorded: spec.recorded,
+        context: spec.context.clone(),
+    };
+    let mut locator = Locator::new(lang)?;
+    Ok(
+        match locator.locate(&frame, &target, &Recorded::default()) {
+            Ok(l) => LocateResult {
+                located: Some(l),
+                error: None,
+                candidates: vec![],
+            },
+            Err(r) => LocateResult {
+                located: None,
+                error: Some(r.error),
+                candidates: r.candidates,
+            },
+        },
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RunRequest {
+    pub file: String,
+    #[serde(default)]
+    pub vars: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub data: Option<String>,
+}
+
+/// What a worker thread needs to report back to the UI.
+pub trait Sink: Send + 'static {
+    fn progress(&self, p: &Progress);
+    fn finished(&self, s: Result<Summary, MendError>);
+}
+
+fn guard_busy(s: &Studio) -> Result<(), MendError> {
+    let mut b = s.busy.lock().expect("lock");
+    if *b {
+        return Err(MendError::new(
+            ErrorCode::WindowBlocked,
+            "a run is in progress; wait for it to finish or pause",
+        ));
+    }
+    *b = true;
+    Ok(())
+}
+
+fn secret_from_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Start a run on a worker thread; events go to `sink`.
+pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), MendError> {
+    let path = s.flow_path(&req.file)?;
+    let rows = match &req.data {
+        Some(d) if !d.is_empty() => read_rows(&s.flows_dir.join(d))?,
+        _ => vec![],
+    };
+    let mut columns: Vec<String> = req.vars.keys().cloned().collect();
+    if let Some(r) = rows.first() {
+        columns.extend(r.keys().cloned());
+    }
+    let lf = LoadedFlow::load(&path, &columns)?;
+    guard_busy(s)?;
+    let busy = s.busy.clone();
+    let store = s.store.clone();
+    let runs_dir = s.db_dir.join("runs");
+    std::thread::spawn(move || {
+        let result = (|| {
+            let mut locator = Locator::new("chi_sim+eng")?;
+            let mut input = EnigoInput::new()?;
+            let clock = SystemClock::default();
+            let mut on = |p: &Progress| sink.progress(p);
+            Runner::new(
+                &XcapCapture,
+                &mut input,
+                &mut locator,
+                &clock,
+                &store,
+                &secret_from_env,
+                &mut on,
+                Options::new(runs_dir),
+            )
+            .start(&lf, req.vars, rows, "chi_sim+eng")
+        })();
+        *busy.lock().expect("lock") = false;
+        sink.finished(result);
+    });
+    Ok(())
+}
+
+pub fn list_takeovers(s: &Studio, all: bool) -> Result<Vec<Takeover>, MendError> {
+    let mut list: Vec<Takeover> = s.store.list(TAKEOVERS)?;
+    list.retain(|t| all || t.status == "open");
+    list.sort_by_key(|t| std::cmp::Reverse(t.created_ms));
+    Ok(list)
+}
+
+/// Resolve a takeover on a worker thread (it acts and continues the run); events to `sink`.
+pub fn resolve_takeover(
+    s: &Studio,
+    id: &str,
+    resolution: &str,
+    sink: impl Sink,
+) -> Result<(), MendError> {
+    let res = Resolution::parse(resolution)?;
+    let t = takeover::takeover(&s.store, id)?;
+    let rec: RunRecord = s
+        .store
+        .run(&t.run)?
+        .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
+    let mut columns: Vec<String> = rec.vars.keys().cloned().collect();
+    if let Some(r) = rec.rows.first() {
+        columns.extend(r.keys().cloned());
+    }
+    let lf = LoadedFlow::load(Path::new(&rec.flow_path), &columns)?;
+    guard_busy(s)?;
+    let busy = s.busy.clone();
+    let store = s.store.clone();
+    let runs_dir = s.db_dir.join("runs");
+    let id = id.to_string();
+    std::thread::spawn(move || {
+        let result = (|| {
+            let mut locator = Locator::new("chi_sim+eng")?;
+            let mut input = EnigoInput::new()?;
+            let clock = SystemClock::default();
+            let mut on = |p: &Progress| sink.progress(p);
+            Runner::new(
+                &XcapCapture,
+                &mut input,
+                &mut locator,
+                &clock,
+                &store,
+                &secret_from_env,
+                &mut on,
+                Options::new(runs_dir),
+            )
+            .resolve(&lf, &id, res)
+        })();
+        *busy.lock().expect("lock") = false;
+        sink.finished(result);
+    });
+    Ok(())
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangeView {
+    pub change: Change,
+    pub diff: String,
+}
+
+pub fn list_changes(s: &Studio) -> Result<Vec<ChangeView>, MendError> {
+    let mut list: Vec<Change> = s.store.list(CHANGES)?;
+    list.sort_by_key(|c| std::cmp::Reverse(c.created_ms));
+    Ok(list
+        .into_iter()
+        .map(|c| ChangeView {
+            diff: c.diff(),
+            change: c,
+        })
+        .collect())
+}
+
+pub fn decide_change(s: &Studio, id: &str, accept: bool) -> Result<Change, MendError> {
+    if accept {
+        takeover::accept(&s.store, id)
+    } else {
+        takeover::reject(&s.store, id)
+    }
+}
+
+pub fn run_report(s: &Studio, id: &str) -> Result<(Summary, String), MendError> {
+    let rec = s
+        .store
+        .run(id)?
+        .ok_or_else(|| invalid(format!("no run '{id}'")))?;
+    let sum = summary_from(&s.store, &rec, None)?;
+    let md = mend_runner::markdown(&sum, &rec);
+    Ok((sum, md))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn studio() -> (tempfile::TempDir, Studio) {
+        let dir = tempfile::tempdir().unwrap();
+        let flows = dir.path().join("flows");
+        std::fs::create_dir_all(&flows).unwrap();
+        for f in ["login_edit_save.toml", "new_customers.toml"] {
+            let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../fixtures/flows")
+                .join(f);
+            std::fs::copy(src, flows.join(f)).unwrap();
+        }
+        let s = Studio::open(flows, dir.path().join("db")).unwrap();
+        (dir, s)
+    }
+
+    #[test]
+    fn the_library_lists_flows_and_refuses_paths_outside_it() {
+        let (_d, s) = studio();
+        let list = list_flows(&s).unwrap();
+        let names: Vec<&str> = list.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(names, vec!["login_edit_save.toml", "new_customers.toml"]);
+        assert_eq!(list[0].steps, 9);
+        assert!(list.iter().all(|f| f.error.is_none()), "{list:?}");
+        assert_eq!(
+            load_flow(&s, "../etc/passwd.toml").unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn an_edited_flow_saves_as_toml_and_an_invalid_one_is_not_written() {
+        let (_d, s) = studio();
+        let doc = load_flow(&s, "login_edit_save.toml").unwrap();
+        let mut flow = doc.flow.unwrap();
+        flow.steps.swap(0, 1);
+        flow.steps[0].text = Some("${user}".into());
+        let saved = save_flow(&s, "login_edit_save.toml", &flow).unwrap();
+        assert!(saved.error.is_none(), "{:?}", saved.error);
+        let again = load_flow(&s, "login_edit_save.toml").unwrap();
+        assert_eq!(again.flow.unwrap().steps[0].id.as_deref(), Some("password"));
+
+        let mut bad = flow.clone();
+        bad.steps[2].target = None; // a click with nothing to click
+        let doc = save_flow(&s, "login_edit_save.toml", &bad).unwrap();
+        let e = doc.error.expect("invalid");
+        assert_eq!(e.code, ErrorCode::FlowInvalid);
+        assert_eq!(doc.error_step, Some(2), "{}", e.message);
+        let on_disk = load_flow(&s, "login_edit_save.toml").unwrap();
+        assert!(
+            on_disk.flow.unwrap().steps[2].target.is_some(),
+            "not written"
+        );
+    }
+
+    #[test]
+    fn create_and_duplicate() {
+        let (_d, s) = studio();
+        let d = create_flow(&s, "mine.toml", "my flow", "客户管理系统").unwrap();
+        assert_eq!(d.flow.unwrap().name, "my flow");
+        let c = duplicate_flow(&s, "mine.toml", "mine2.toml").unwrap();
+        assert!(c.flow.is_some());
+        assert!(duplicate_flow(&s, "mine.toml", "mine2.toml").is_err());
+    }
+}
