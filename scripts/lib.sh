@@ -15,6 +15,8 @@ DEBIAN_PACKAGES=(
     libxcb-randr0-dev libxcb-shm0-dev libpipewire-0.3-dev libgbm-dev libwayland-dev libxdo-dev
     # the studio (Tauri on WebKitGTK)
     libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev webkit2gtk-driver libssl-dev file
+    # browser tests of the studio UI (Playwright drives Debian's Chromium; it downloads none)
+    chromium
 )
 
 say() { echo "==> $*"; }

@@ -65,6 +65,9 @@ pub struct RunArgs {
     /// When the run needs a person, ask on this terminal instead of exiting 3.
     #[arg(long)]
     pub attended: bool,
+    /// Also append every progress event to this file as a JSON line (the studio's format).
+    #[arg(long)]
+    pub events: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -141,6 +144,24 @@ fn print_progress(p: &Progress) {
                 p.message.as_deref().unwrap_or("")
             )),
         ),
+    }
+}
+
+/// Progress on stderr, and as JSON lines in `events` when given.
+fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
+    let mut file = events.and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    move |p: &Progress| {
+        print_progress(p);
+        if let Some(f) = file.as_mut() {
+            use std::io::Write;
+            let _ = writeln!(f, "{}", serde_json::to_string(p).expect("serializes"));
+        }
     }
 }
 
@@ -260,7 +281,7 @@ fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
     let (mut locator, mut input) = runner_parts(&a.lang)?;
     let clock = SystemClock::default();
     let capture = XcapCapture;
-    let mut on = print_progress;
+    let mut on = progress_to(a.events.clone());
     let mut opts = Options::new(a.db.dir().join("runs"));
     opts.budget = a.budget;
     opts.record = record;
@@ -449,6 +470,9 @@ pub struct ResolveArgs {
     pub json: bool,
     #[command(flatten)]
     pub db: DbArgs,
+    /// Also append every progress event to this file as a JSON line.
+    #[arg(long)]
+    pub events: Option<PathBuf>,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -549,7 +573,7 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
             let (mut locator, mut input) = runner_parts(&lang)?;
             let clock = SystemClock::default();
             let capture = XcapCapture;
-            let mut on = print_progress;
+            let mut on = progress_to(a.events.clone());
             let opts = Options::new(a.db.dir().join("runs"));
             eprintln!("resolving {} with {}", a.id, res.name());
             let s = Runner::new(

@@ -390,6 +390,9 @@ fn resolve(
     score: f64,
 ) -> Option<Candidate> {
     match role {
+        // A field's label is bare text beside it. Text inside a frame is a caption or a
+        // field's content — a table's header cell 电话 is not the label of the cell next to it.
+        Role::Field if l.control.is_some() => None,
         Role::Field => field_beside(scene, l.line).map(|rect| Candidate {
             rect,
             text: l.text.clone(),

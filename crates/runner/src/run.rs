@@ -111,6 +111,8 @@ pub struct Progress {
     pub ms: u64,
     pub code: Option<ErrorCode>,
     pub message: Option<String>,
+    /// The control acted on, in window pixels (the monitor draws it on the frame).
+    pub rect: Option<Rect>,
 }
 
 /// What a run ended with, per step from the journal.
@@ -853,6 +855,7 @@ impl<'a> Runner<'a> {
                 ms: 0,
                 code: None,
                 message: None,
+                rect: None,
             };
             (self.on_progress)(&p);
         }
@@ -896,6 +899,7 @@ impl<'a> Runner<'a> {
                 ms: d.locate_ms + d.act_ms + d.settle_ms,
                 code,
                 message: d.message.clone(),
+                rect: d.rect,
             };
             (me.on_progress)(&p);
         };
@@ -1647,6 +1651,7 @@ impl<'a> Runner<'a> {
                 ms: 0,
                 code: None,
                 message: None,
+                rect: None,
             };
             (self.on_progress)(&p);
             // Wait for it to go away.
