@@ -13,6 +13,9 @@ command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
 say "ui: unit tests and build (the studio embeds ui/dist)"
 (cd ui && npm test --silent && npm run build --silent)
 
+say "ui: browser tests against the mock backend in Debian's Chromium (screenshots to docs/screenshots)"
+(cd ui && npx playwright test)
+
 say "cargo fmt --check"
 cargo fmt --all -- --check
 

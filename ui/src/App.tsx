@@ -1,8 +1,9 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { toBackendError, type Backend, type BackendError, type StudioInfo } from "./backend";
-import { FlowsPanel } from "./panels/FlowsPanel";
-import { RunMonitorPanel } from "./panels/RunMonitorPanel";
-import { TakeoverPanel } from "./panels/TakeoverPanel";
+import { EditorPage } from "./pages/EditorPage";
+import { LibraryPage } from "./pages/LibraryPage";
+import { MonitorPage } from "./pages/MonitorPage";
+import { TakeoverPage } from "./pages/TakeoverPage";
 
 type InfoState =
   | { status: "loading" }
@@ -43,19 +44,65 @@ function EngineLine({ state }: { state: InfoState }) {
   }
 }
 
-export function App({ backend }: { backend: Backend }) {
+export type Tab = "library" | "editor" | "monitor" | "takeover";
+
+export function App({ backend, initialTab = "library" }: { backend: Backend; initialTab?: Tab }) {
   const info = useStudioInfo(backend);
+  const [tab, setTab] = useState<Tab>(initialTab);
+  const [file, setFile] = useState<string | null>(null);
+  const [waiting, setWaiting] = useState(0);
+
+  const refreshWaiting = useCallback(() => {
+    backend.listTakeovers(false).then((l) => setWaiting(l.length), () => undefined);
+  }, [backend]);
+  useEffect(refreshWaiting, [refreshWaiting]);
+  // A paused run brings the takeover panel to the front.
+  const onPaused = useCallback(() => {
+    refreshWaiting();
+    setTab("takeover");
+  }, [refreshWaiting]);
+
+  const tabs: [Tab, string][] = [
+    ["library", "Flows"],
+    ["editor", "Editor"],
+    ["monitor", "Run monitor"],
+    ["takeover", waiting ? `Takeover (${waiting})` : "Takeover"],
+  ];
   return (
     <div className="studio">
       <header className="studio-header">
         <h1>Mend Studio</h1>
+        <nav className="tabs" role="tablist">
+          {tabs.map(([t, label]) => (
+            <button key={t} role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
+              {label}
+            </button>
+          ))}
+        </nav>
+        <span className="spacer" />
         <EngineLine state={info} />
         {backend.kind === "mock" && <span className="badge">browser mock backend</span>}
       </header>
-      <main className="panels">
-        <FlowsPanel />
-        <RunMonitorPanel />
-        <TakeoverPanel />
+      <main>
+        {tab === "library" && (
+          <LibraryPage
+            backend={backend}
+            onOpen={(f) => {
+              setFile(f);
+              setTab("editor");
+            }}
+            onRun={(f) => {
+              setFile(f);
+              setTab("monitor");
+            }}
+          />
+        )}
+        {tab === "editor" && <EditorPage backend={backend} file={file} />}
+        {/* The monitor stays mounted so a run's events are not lost when switching tabs. */}
+        <div hidden={tab !== "monitor"}>
+          <MonitorPage backend={backend} file={file} onPaused={onPaused} />
+        </div>
+        {tab === "takeover" && <TakeoverPage backend={backend} onResolved={refreshWaiting} />}
       </main>
     </div>
   );

@@ -1,7 +1,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
-import { selectBackend } from "./backend";
+import { createMockBackend, isTauriWindow, selectBackend } from "./backend";
 import "./styles.css";
 
 const root = document.getElementById("root");
@@ -9,8 +9,15 @@ if (!root) {
   throw new Error("index.html has no #root element");
 }
 
+// In a plain browser the mock replays a recorded run; `?scenario=removed` replays the one that
+// pauses for a person (browser tests and screenshots use both).
+const scenario = new URLSearchParams(window.location.search).get("scenario");
+const backend = isTauriWindow(window)
+  ? selectBackend(window)
+  : createMockBackend({ scenario: scenario === "removed" ? "removed" : "pass" });
+
 createRoot(root).render(
   <StrictMode>
-    <App backend={selectBackend(window)} />
+    <App backend={backend} />
   </StrictMode>,
 );

@@ -2,9 +2,9 @@ import { createMockBackend } from "./mock";
 import { createTauriBackend } from "./tauri";
 import type { Backend } from "./types";
 
-export type { Backend, BackendError, BackendKind, StudioInfo } from "./types";
-export { isBackendError, toBackendError } from "./types";
-export { createMockBackend, MOCK_STUDIO_INFO } from "./mock";
+export type * from "./types";
+export { ACTIONS, isBackendError, toBackendError } from "./types";
+export { createMockBackend, MOCK_STUDIO_INFO, type MockBackend } from "./mock";
 export { createTauriBackend } from "./tauri";
 
 /**

@@ -1,7 +1,23 @@
-import type { Backend, BackendError, StudioInfo } from "./types";
+import flows from "./recorded/flows.json";
+import runs from "./recorded/runs.json";
+import type {
+  Backend,
+  BackendError,
+  ChangeView,
+  Flow,
+  FlowDoc,
+  FlowEntry,
+  Progress,
+  RunEvent,
+  StudioInfo,
+  Summary,
+  Takeover,
+} from "./types";
 
 /**
  * Stands in for the Rust shell when the page runs in a plain browser (vite dev, browser tests).
+ * It replays events recorded from real runs of `fixtures/flows/login_edit_save.toml` against the
+ * practice app (`recorded/runs.json`: baseline passes; `removed` pauses at 查询 and is skipped).
  * Its version is deliberately not a real release number so a screenshot can never pass it off
  * as the app.
  */
@@ -11,13 +27,205 @@ export interface MockOptions {
   info?: StudioInfo;
   /** When set, every call rejects with this error, to exercise the UI's error paths. */
   failWith?: BackendError;
+  /** Milliseconds between replayed events (0 in unit tests). */
+  tickMs?: number;
+  /** Which recording `startRun` replays: the passing run, or the one that pauses. */
+  scenario?: "pass" | "removed";
 }
 
-export function createMockBackend(options: MockOptions = {}): Backend {
+type Recorded = { events: Progress[]; summary: Summary };
+const RECORDED = runs as unknown as {
+  pass: Recorded;
+  removed: Recorded;
+  skip: Recorded;
+  takeover: Takeover;
+};
+const FLOWS = flows as unknown as Record<string, { source: string; flow: Flow }>;
+
+export interface MockBackend extends Backend {
+  /** What was saved, for tests. */
+  readonly saved: Record<string, Flow>;
+  readonly resolutions: string[];
+}
+
+export function createMockBackend(options: MockOptions = {}): MockBackend {
   const info = options.info ?? MOCK_STUDIO_INFO;
-  return {
+  const tick = options.tickMs ?? 120;
+  const files: Record<string, { source: string; flow: Flow }> = structuredClone(FLOWS);
+  const saved: Record<string, Flow> = {};
+  const resolutions: string[] = [];
+  const listeners = new Set<(e: RunEvent) => void>();
+  let takeovers: Takeover[] = [];
+  let changes: ChangeView[] = [];
+  const lastRuns: Record<string, FlowEntry["last_runs"]> = {};
+
+  const ok = <T>(value: T): Promise<T> =>
+    options.failWith ? Promise.reject({ ...options.failWith }) : Promise.resolve(structuredClone(value));
+
+  function replay(rec: Recorded, file: string, after?: () => void) {
+    let i = 0;
+    const next = () => {
+      if (i < rec.events.length) {
+        const progress = rec.events[i++];
+        for (const l of listeners) l({ kind: "progress", progress });
+        setTimeout(next, tick);
+      } else {
+        for (const l of listeners) l({ kind: "finished", summary: rec.summary, error: null });
+        lastRuns[file] = [
+          { id: rec.summary.run, status: rec.summary.status, started_ms: Date.now(), code: rec.summary.code },
+          ...(lastRuns[file] ?? []),
+        ];
+        after?.();
+      }
+    };
+    setTimeout(next, tick);
+  }
+
+  function validate(flow: Flow): { error: BackendError | null; step: number | null } {
+    for (const [i, s] of flow.step.entries()) {
+      const needsTarget = ["click", "double_click", "right_click", "type", "drag", "scroll"].includes(s.action);
+      if (needsTarget && !(s.target?.text || s.target?.near)) {
+        return {
+          error: { code: "FLOW_INVALID", message: `${"flow"}:${i + 1}:1: step ${i + 1}: ${s.action} needs a target with text or near` },
+          step: i,
+        };
+      }
+      if (s.action === "type" && !s.text) {
+        return { error: { code: "FLOW_INVALID", message: `step ${i + 1}: type needs text` }, step: i };
+      }
+    }
+    return { error: null, step: null };
+  }
+
+  const doc = (file: string): FlowDoc => ({
+    file,
+    source: files[file].source,
+    flow: files[file].flow,
+    error: null,
+    error_step: null,
+  });
+
+  const backend: MockBackend = {
     kind: "mock",
-    studioInfo: () =>
-      options.failWith ? Promise.reject({ ...options.failWith }) : Promise.resolve({ ...info }),
+    saved,
+    resolutions,
+    studioInfo: () => ok(info),
+    listFlows: () =>
+      ok(
+        Object.entries(files).map(([file, f]) => ({
+          file,
+          name: f.flow.name,
+          steps: f.flow.step.length,
+          error: null,
+          last_runs: lastRuns[file] ?? [],
+        })),
+      ),
+    loadFlow: (file) =>
+      files[file] ? ok(doc(file)) : Promise.reject({ code: "INVALID_ARGUMENT", message: `no flow ${file}` }),
+    saveFlow: (file, flow) => {
+      const v = validate(flow);
+      if (!v.error) {
+        files[file] = { source: files[file]?.source ?? "", flow: structuredClone(flow) };
+        saved[file] = structuredClone(flow);
+      }
+      return ok({ file, source: "", flow: v.error ? null : flow, error: v.error, error_step: v.step });
+    },
+    createFlow: (file, name, title) => {
+      files[file] = { source: "", flow: { version: 1, name, window: { title }, step: [{ action: "focus" }] } };
+      return ok(doc(file));
+    },
+    duplicateFlow: (file, newFile) => {
+      files[newFile] = structuredClone(files[file]);
+      return ok(doc(newFile));
+    },
+    captureWindow: (title) => ok({ png: "mock/frame.png", width: 800, height: 594, title }),
+    // Flow crops (`x.crops/step.png`) are copied under public/mock/ from fixtures/flows.
+    readImage: (path) =>
+      path.startsWith("mock/") || /^[\w-]+\.crops\/[\w-]+\.png$/.test(path)
+        ? ok(path.startsWith("mock/") ? path : `mock/${path}`)
+        : Promise.reject({ code: "INVALID_ARGUMENT", message: `no image ${path} in the mock` }),
+    proposeTarget: (_title, x, y) =>
+      ok({
+        target: { text: "查询", role: "button", recorded: { x: 380, y: 62, w: 100, h: 34 } },
+        rect: { x: Math.min(x, 380), y: Math.min(y, 62), w: 100, h: 34 },
+        role: "button",
+      }),
+    testLocate: (_title, target) =>
+      ok({
+        located: {
+          strategy: target.recorded ? "exact" : "fuzzy_ocr",
+          box: target.recorded ?? { x: 380, y: 62, w: 100, h: 34 },
+          screen_box: { x: 501, y: 172, w: 100, h: 34 },
+          confidence: 1,
+          text: target.text ?? "",
+          frame_id: 1,
+        },
+        error: null,
+        candidates: [],
+      }),
+    startRun: (request) => {
+      const scenario = options.scenario ?? "pass";
+      replay(RECORDED[scenario], request.file, () => {
+        if (scenario === "removed") takeovers = [{ ...RECORDED.takeover, status: "open" }];
+      });
+      return ok(undefined);
+    },
+    listTakeovers: (all) => ok(takeovers.filter((t) => all || t.status === "open")),
+    resolveTakeover: (id, resolution) => {
+      resolutions.push(`${id} ${resolution}`);
+      takeovers = takeovers.map((t) => (t.id === id ? { ...t, status: "resolved", resolution } : t));
+      if (resolution.startsWith("pick")) {
+        changes = [
+          {
+            change: {
+              id: "c1",
+              run: RECORDED.takeover.run,
+              takeover: id,
+              flow_path: "login_edit_save.toml",
+              step: RECORDED.takeover.step,
+              step_id: RECORDED.takeover.step_id,
+              old: { text: "查询", role: "button" },
+              new: { text: "检索", role: "button", recorded: { x: 380, y: 62, w: 100, h: 34 } },
+              crop: null,
+              status: "proposed",
+              created_ms: Date.now(),
+            },
+            diff: '--- login_edit_save.toml\n+++ login_edit_save.toml (proposed)\n@@ step 5 (search) @@\n-target = { text = "查询", role = "button" }\n+target = { text = "检索", role = "button", recorded = { x = 380, y = 62, w = 100, h = 34 } }\n',
+          },
+        ];
+      }
+      if (resolution === "abort") {
+        setTimeout(() => {
+          for (const l of listeners)
+            l({ kind: "finished", summary: { ...RECORDED.removed.summary, status: "aborted", takeover: null }, error: null });
+        }, tick);
+      } else {
+        replay(RECORDED.skip, "login_edit_save.toml");
+      }
+      return ok(undefined);
+    },
+    listChanges: () => ok(changes),
+    decideChange: (id, accept) => {
+      changes = changes.map((c) =>
+        c.change.id === id ? { ...c, change: { ...c.change, status: accept ? "accepted" : "rejected" } } : c,
+      );
+      const c = changes.find((c) => c.change.id === id);
+      return c ? ok(c.change) : Promise.reject({ code: "INVALID_ARGUMENT", message: `no change ${id}` });
+    },
+    runReport: (id) => {
+      const rec = [RECORDED.pass, RECORDED.removed, RECORDED.skip].find((r) => r.summary.run === id) ?? RECORDED.pass;
+      const lines = rec.summary.steps.map(
+        (s) => `| ${s.row + 1} | ${s.id} | ${s.action} | ${s.status} | ${s.strategy ?? "—"} | ${s.duration_ms} ms |`,
+      );
+      return ok({
+        summary: rec.summary,
+        markdown: `# Run ${rec.summary.run} — ${rec.summary.flow}\n\n- status: **${rec.summary.status}**\n\n| row | step | action | status | rung | time |\n|---|---|---|---|---|---|\n${lines.join("\n")}\n`,
+      });
+    },
+    onRunEvent: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
+  return backend;
 }

@@ -1,0 +1,347 @@
+import { useEffect, useState } from "react";
+import {
+  ACTIONS,
+  toBackendError,
+  type Action,
+  type Backend,
+  type BackendError,
+  type Flow,
+  type LocateResult,
+  type Risk,
+  type Shot,
+  type Step,
+} from "../backend";
+import {
+  addStep,
+  applyProposal,
+  describeCheck,
+  describeTarget,
+  moveStep,
+  needsTarget,
+  removeStep,
+  updateStep,
+  updateTarget,
+} from "../logic/flowEdit";
+import { Screenshot, type Box } from "./Screenshot";
+
+function Crop({ backend, path }: { backend: Backend; path: string }) {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    backend.readImage(path).then(setSrc, () => setSrc(null));
+  }, [backend, path]);
+  return src ? <img className="crop" src={src} alt={`crop ${path}`} /> : null;
+}
+
+function StepCard({
+  backend,
+  step,
+  index,
+  selected,
+  error,
+  onSelect,
+  onChange,
+  onTarget,
+  onMove,
+  onRemove,
+  onDrop,
+}: {
+  backend: Backend;
+  step: Step;
+  index: number;
+  selected: boolean;
+  error: BackendError | null;
+  onSelect: () => void;
+  onChange: (patch: Partial<Step>) => void;
+  onTarget: (patch: Record<string, string | undefined>) => void;
+  onMove: (to: number) => void;
+  onRemove: () => void;
+  onDrop: (from: number) => void;
+}) {
+  return (
+    <li
+      className={`step-card${selected ? " selected" : ""}${error ? " invalid" : ""}`}
+      data-testid={`step-${index}`}
+      draggable
+      onDragStart={(e) => e.dataTransfer.setData("text/plain", String(index))}
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault();
+        onDrop(Number(e.dataTransfer.getData("text/plain")));
+      }}
+      onClick={onSelect}
+    >
+      <div className="step-head">
+        <span className="handle" title="drag to reorder">
+          ⠿
+        </span>
+        <strong>{index + 1}.</strong>
+        <input
+          aria-label="step id"
+          className="step-id"
+          value={step.id ?? ""}
+          placeholder="id"
+          onChange={(e) => onChange({ id: e.target.value })}
+        />
+        <select
+          aria-label="action"
+          value={step.action}
+          onChange={(e) => onChange({ action: e.target.value as Action })}
+        >
+          {ACTIONS.map((a) => (
+            <option key={a}>{a}</option>
+          ))}
+        </select>
+        <select
+          aria-label="risk"
+          value={step.risk ?? "read"}
+          onChange={(e) => onChange({ risk: e.target.value as Risk })}
+        >
+          <option>read</option>
+          <option>write</option>
+          <option>irreversible</option>
+        </select>
+        <span className="spacer" />
+        <button aria-label="move up" onClick={() => onMove(index - 1)}>
+          ↑
+        </button>
+        <button aria-label="move down" onClick={() => onMove(index + 1)}>
+          ↓
+        </button>
+        <button aria-label="delete step" onClick={onRemove}>
+          ✕
+        </button>
+      </div>
+      {(needsTarget(step.action) || step.target) && (
+        <div className="step-target">
+          {step.target?.crop && <Crop backend={backend} path={step.target.crop} />}
+          <label>
+            text
+            <input
+              aria-label="target text"
+              value={step.target?.text ?? ""}
+              onChange={(e) => onTarget({ text: e.target.value })}
+            />
+          </label>
+          <label>
+            role
+            <select
+              aria-label="target role"
+              value={step.target?.role ?? "any"}
+              onChange={(e) => onTarget({ role: e.target.value })}
+            >
+              {["any", "button", "field", "label", "text", "menu", "column_header", "row", "table"].map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            near
+            <input
+              aria-label="anchor label"
+              value={step.target?.near ?? ""}
+              onChange={(e) => onTarget({ near: e.target.value || undefined })}
+            />
+          </label>
+          <label>
+            window
+            <input
+              aria-label="target window"
+              value={step.target?.window ?? ""}
+              onChange={(e) => onTarget({ window: e.target.value || undefined })}
+            />
+          </label>
+          {step.target?.recorded && (
+            <span className="muted">
+              recorded {step.target.recorded.x},{step.target.recorded.y} {step.target.recorded.w}×
+              {step.target.recorded.h}
+            </span>
+          )}
+        </div>
+      )}
+      {step.action === "type" && (
+        <label className="step-text">
+          text
+          <input aria-label="typed text" value={step.text ?? ""} onChange={(e) => onChange({ text: e.target.value })} />
+        </label>
+      )}
+      {step.action === "key" && (
+        <label className="step-text">
+          keys
+          <input aria-label="keys" value={step.keys ?? ""} onChange={(e) => onChange({ keys: e.target.value })} />
+        </label>
+      )}
+      <div className="step-meta">
+        {step.check?.map((c, i) => (
+          <span key={i} className="chip">
+            check: {describeCheck(c)}
+          </span>
+        ))}
+        {step.verify && <span className="chip">verify: {describeCheck(step.verify)}</span>}
+        {step.compensation?.length ? (
+          <span className="chip">compensation: {step.compensation.length} step(s)</span>
+        ) : null}
+      </div>
+      {error && (
+        <p role="alert" className="error step-error">
+          {error.message}
+        </p>
+      )}
+    </li>
+  );
+}
+
+export function EditorPage({ backend, file }: { backend: Backend; file: string | null }) {
+  const [flow, setFlow] = useState<Flow | null>(null);
+  const [selected, setSelected] = useState(0);
+  const [error, setError] = useState<{ error: BackendError; step: number | null } | null>(null);
+  const [status, setStatus] = useState<string>("");
+  const [shot, setShot] = useState<Shot | null>(null);
+  const [located, setLocated] = useState<LocateResult | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!file) return;
+    backend.loadFlow(file).then(
+      (doc) => {
+        setFlow(doc.flow);
+        setError(doc.error ? { error: doc.error, step: doc.error_step } : null);
+      },
+      (e) => setError({ error: toBackendError(e), step: null }),
+    );
+  }, [backend, file]);
+
+  if (!file) return <p className="page">Open a flow from the library.</p>;
+  if (!flow) return <p className="page">{error ? `${error.error.code}: ${error.error.message}` : "Loading…"}</p>;
+
+  const title = flow.window.title;
+  const step = flow.step[selected];
+  const boxes: Box[] = [];
+  if (located?.located) {
+    boxes.push({
+      rect: located.located.box,
+      label: `${located.located.strategy} ${located.located.confidence.toFixed(2)}`,
+      kind: "located",
+    });
+  }
+  for (const c of located?.candidates ?? []) boxes.push({ rect: c.rect, label: c.text, kind: "candidate" });
+
+  const save = () => {
+    setStatus("saving…");
+    backend.saveFlow(file, flow).then(
+      (doc) => {
+        if (doc.error) {
+          setError({ error: doc.error, step: doc.error_step });
+          setStatus("not saved: the flow is invalid");
+        } else {
+          setError(null);
+          setStatus("saved");
+        }
+      },
+      (e) => setError({ error: toBackendError(e), step: null }),
+    );
+  };
+
+  return (
+    <section className="page editor" aria-label="Step editor">
+      <div className="toolbar">
+        <h2>
+          {flow.name} <code>{file}</code>
+        </h2>
+        <span className="muted">window: {title}</span>
+        <span className="spacer" />
+        <button onClick={() => setFlow(addStep(flow, flow.step.length))}>Add step</button>
+        <button onClick={save}>Save</button>
+        <span data-testid="save-status">{status}</span>
+      </div>
+      {error && error.step === null && (
+        <p role="alert" className="error">
+          {error.error.code}: {error.error.message}
+        </p>
+      )}
+      <div className="editor-body">
+        <ol className="steps" aria-label="Steps">
+          {flow.step.map((s, i) => (
+            <StepCard
+              key={i}
+              backend={backend}
+              step={s}
+              index={i}
+              selected={i === selected}
+              error={error && error.step === i ? error.error : null}
+              onSelect={() => setSelected(i)}
+              onChange={(patch) => setFlow(updateStep(flow, i, patch))}
+              onTarget={(patch) => setFlow(updateTarget(flow, i, patch))}
+              onMove={(to) => {
+                setFlow(moveStep(flow, i, to));
+                setSelected(Math.max(0, Math.min(to, flow.step.length - 1)));
+              }}
+              onRemove={() => {
+                setFlow(removeStep(flow, i));
+                setSelected(0);
+              }}
+              onDrop={(from) => setFlow(moveStep(flow, from, i))}
+            />
+          ))}
+        </ol>
+        <aside className="target-tools" aria-label="Target tools">
+          <h3>Target of step {selected + 1}</h3>
+          <p className="muted">{describeTarget(step?.target)}</p>
+          <div className="toolbar">
+            <button
+              disabled={busy}
+              onClick={() => {
+                setBusy(true);
+                backend
+                  .captureWindow(step?.target?.window ?? title)
+                  .then(setShot, (e) => setError({ error: toBackendError(e), step: null }))
+                  .finally(() => setBusy(false));
+              }}
+            >
+              Capture window
+            </button>
+            <button
+              disabled={busy || !step?.target}
+              onClick={() => {
+                if (!step?.target) return;
+                setBusy(true);
+                backend
+                  .testLocate(title, step.target)
+                  .then(setLocated, (e) => setError({ error: toBackendError(e), step: null }))
+                  .finally(() => setBusy(false));
+              }}
+            >
+              Test locate
+            </button>
+          </div>
+          {located && (
+            <p data-testid="locate-result">
+              {located.located
+                ? `found '${located.located.text}' by ${located.located.strategy} (confidence ${located.located.confidence.toFixed(2)}) at ${located.located.box.x},${located.located.box.y}`
+                : `${located.error?.code}: ${located.error?.message}`}
+            </p>
+          )}
+          {shot && (
+            <>
+              <p className="muted">Click the control this step means: Mend proposes its text, role and box.</p>
+              <Screenshot
+                src={shot.png}
+                alt={`window ${shot.title}`}
+                boxes={boxes}
+                onPick={(p) => {
+                  setBusy(true);
+                  backend
+                    .proposeTarget(step?.target?.window ?? title, p.x, p.y)
+                    .then(
+                      (prop) => setFlow(applyProposal(flow, selected, prop)),
+                      (e) => setError({ error: toBackendError(e), step: null }),
+                    )
+                    .finally(() => setBusy(false));
+                }}
+              />
+            </>
+          )}
+        </aside>
+      </div>
+    </section>
+  );
+}

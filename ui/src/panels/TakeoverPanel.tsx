@@ -1,9 +1,0 @@
-import { Panel } from "./Panel";
-
-export function TakeoverPanel() {
-  return (
-    <Panel title="Takeover">
-      <p className="empty">No takeover requests</p>
-    </Panel>
-  );
-}
