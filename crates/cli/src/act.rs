@@ -63,11 +63,45 @@ pub fn run_click(a: ClickArgs) -> Result<ExitCode, MendError> {
 pub fn run_type(a: TypeArgs) -> Result<ExitCode, MendError> {
     let (l, window) = locate_guarded(&a.target)?;
     let mut input = EnigoInput::new()?;
+    let before = XcapCapture.capture_window(window)?;
     input.perform(&Action::click(l.screen_box.center()))?;
+    // The application moves its focus when it handles the click: wait (≤ 300 ms) until the
+    // field shows its caret, so the first keys do not reach the old focus.
+    let old = mend_vision::crop(&before.image, l.rect);
+    for _ in 0..15 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let now = XcapCapture.capture_window(window)?;
+        if mend_vision::crop(&now.image, l.rect).map(|i| i.into_raw())
+            != old.as_ref().map(|o| o.as_raw().clone())
+        {
+            break;
+        }
+    }
     // Each key only while that window has the focus (checked atomically with the send).
     for c in a.input.chars() {
         input.type_into(window, c)?;
     }
     report(&l, "typed into");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct KeyArgs {
+    /// Window title (an anchored regex) that must be in front.
+    #[arg(long)]
+    pub window: String,
+    /// Keys pressed together: "Return", "ctrl+a", "shift+Tab".
+    #[arg(long)]
+    pub keys: String,
+}
+
+/// Press a key chord into a window, only if it is in front and the one named.
+pub fn run_key(a: KeyArgs) -> Result<ExitCode, MendError> {
+    let q = mend_capture::WindowQuery::title(&a.window)?;
+    let w = XcapCapture.find_window(&q)?;
+    Guard::new(vec![q]).check(XcapCapture.foreground()?.as_ref(), &w)?;
+    let keys = mend_input::parse_keys(&a.keys)?;
+    EnigoInput::new()?.perform(&Action::Keys { keys })?;
+    println!("pressed {} in '{}'", a.keys, w.title);
     Ok(ExitCode::SUCCESS)
 }

@@ -30,6 +30,8 @@ enum Cmd {
     Click(act::ClickArgs),
     /// Locate a field, check the guard, click it, and type.
     Type(act::TypeArgs),
+    /// Press a key chord ("Return", "ctrl+a") in a window that is in front.
+    Key(act::KeyArgs),
     /// Capture a window and write the frame, OCR words, candidates and an overlay to a folder.
     Inspect(inspect::InspectArgs),
     /// Capture a window to a PNG (plus a JSON sidecar with the frame geometry).
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
         Cmd::Locate(a) => target::run_locate(a),
         Cmd::Click(a) => act::run_click(a),
         Cmd::Type(a) => act::run_type(a),
+        Cmd::Key(a) => act::run_key(a),
         Cmd::Inspect(a) => inspect::run_inspect(a),
         Cmd::Capture(a) => inspect::run_capture(a),
         Cmd::Validate(a) => validate::run_validate(a),

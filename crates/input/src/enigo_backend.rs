@@ -15,7 +15,12 @@ fn input_err(e: impl std::fmt::Display) -> MendError {
 
 impl EnigoInput {
     pub fn new() -> Result<Self, MendError> {
-        let enigo = Enigo::new(&Settings::default()).map_err(|e| {
+        let enigo = Enigo::new(&Settings {
+            // No server-side delay: scrolls and drags are processed as they are sent.
+            linux_delay: 0,
+            ..Settings::default()
+        })
+        .map_err(|e| {
             MendError::new(
                 ErrorCode::InputFailed,
                 format!(
@@ -33,89 +38,66 @@ impl EnigoInput {
     }
 }
 
-fn button(b: MouseButton) -> Button {
-    match b {
-        MouseButton::Left => Button::Left,
-        MouseButton::Right => Button::Right,
-        MouseButton::Middle => Button::Middle,
+/// X keysyms of Mend's named keys.
+fn x_keysym(k: &Key) -> u32 {
+    match k {
+        Key::Ctrl => 0xffe3,
+        Key::Shift => 0xffe1,
+        Key::Alt => 0xffe9,
+        Key::Meta => 0xffeb,
+        Key::Return => 0xff0d,
+        Key::Tab => 0xff09,
+        Key::Escape => 0xff1b,
+        Key::Backspace => 0xff08,
+        Key::Delete => 0xffff,
+        Key::Home => 0xff50,
+        Key::End => 0xff57,
+        Key::Up => 0xff52,
+        Key::Down => 0xff54,
+        Key::Left => 0xff51,
+        Key::Right => 0xff53,
+        Key::PageUp => 0xff55,
+        Key::PageDown => 0xff56,
+        Key::Space => 0x20,
+        Key::F(n) => 0xffbd + *n as u32,
+        Key::Char(c) => crate::x11_keys::keysym(*c),
     }
 }
 
-fn key(k: &Key) -> enigo::Key {
-    use enigo::Key as E;
-    match k {
-        Key::Ctrl => E::Control,
-        Key::Shift => E::Shift,
-        Key::Alt => E::Alt,
-        Key::Meta => E::Meta,
-        Key::Return => E::Return,
-        Key::Tab => E::Tab,
-        Key::Escape => E::Escape,
-        Key::Backspace => E::Backspace,
-        Key::Delete => E::Delete,
-        Key::Home => E::Home,
-        Key::End => E::End,
-        Key::Up => E::UpArrow,
-        Key::Down => E::DownArrow,
-        Key::Left => E::LeftArrow,
-        Key::Right => E::RightArrow,
-        Key::PageUp => E::PageUp,
-        Key::PageDown => E::PageDown,
-        Key::Space => E::Space,
-        Key::F(n) => match n {
-            1 => E::F1,
-            2 => E::F2,
-            3 => E::F3,
-            4 => E::F4,
-            5 => E::F5,
-            6 => E::F6,
-            7 => E::F7,
-            8 => E::F8,
-            9 => E::F9,
-            10 => E::F10,
-            11 => E::F11,
-            _ => E::F12,
-        },
-        Key::Char(c) => E::Unicode(*c),
+impl EnigoInput {
+    fn x11(&mut self) -> Result<&mut crate::X11Keys, MendError> {
+        if self.keys.is_none() {
+            self.keys = Some(crate::X11Keys::new()?);
+        }
+        Ok(self.keys.as_mut().expect("opened"))
     }
 }
 
 impl Input for EnigoInput {
     fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
-        if self.keys.is_none() {
-            self.keys = Some(crate::X11Keys::new()?);
-        }
-        self.keys.as_mut().expect("opened").type_into(window, c)
+        self.x11()?.type_into(window, c)
     }
 
     fn perform(&mut self, action: &Action) -> Result<(), MendError> {
         match action {
+            // Clicks and chords go through the typing connection: one ordered stream, each
+            // confirmed, so text typed next never overtakes the click that focuses its field.
             Action::Click {
                 at,
                 button: b,
                 count,
             } => {
-                self.move_to(*at)?;
-                for _ in 0..(*count).max(1) {
-                    self.enigo
-                        .button(button(*b), Direction::Click)
-                        .map_err(input_err)?;
-                }
-                Ok(())
+                let detail = match b {
+                    MouseButton::Left => 1,
+                    MouseButton::Middle => 2,
+                    MouseButton::Right => 3,
+                };
+                self.x11()?.click(at.x, at.y, detail, *count)
             }
             Action::Type { text } => self.enigo.text(text).map_err(input_err),
             Action::Keys { keys } => {
-                for k in keys {
-                    self.enigo
-                        .key(key(k), Direction::Press)
-                        .map_err(input_err)?;
-                }
-                for k in keys.iter().rev() {
-                    self.enigo
-                        .key(key(k), Direction::Release)
-                        .map_err(input_err)?;
-                }
-                Ok(())
+                let syms: Vec<u32> = keys.iter().map(x_keysym).collect();
+                self.x11()?.chord(&syms)
             }
             Action::Scroll { at, lines } => {
                 self.move_to(*at)?;
@@ -131,7 +113,7 @@ impl Input for EnigoInput {
                     .button(Button::Left, Direction::Release)
                     .map_err(input_err)
             }
-            Action::MoveTo { at } => self.move_to(*at),
+            Action::MoveTo { at } => self.x11()?.move_to(at.x, at.y),
         }
     }
 }

@@ -3,6 +3,12 @@
 //! grabbed from the focus check to the key release, so no other client — no window manager, no
 //! thief — runs in between: the key goes to the checked window or is not sent at all.
 //!
+//! Clicks and key chords go through the same connection, each confirmed by a round trip, so
+//! the server processes them in the order Mend sent them. (enigo delays each XTEST event 12 ms
+//! on the server and uses a connection of its own: text typed right after an enigo click could
+//! overtake it and land in the previously focused field — the crash soak caught a balance typed
+//! into the phone field that way.)
+//!
 //! Keys come from the server's own keymap (ASCII and what the layout has); any other character
 //! (CJK) is bound to a spare keycode first, outside the grab, as enigo does. XTEST on x11rb,
 //! the same stack enigo uses.
@@ -16,6 +22,9 @@ use x11rb::wrapper::ConnectionExt as _;
 
 const KEY_PRESS: u8 = 2;
 const KEY_RELEASE: u8 = 3;
+const BUTTON_PRESS: u8 = 4;
+const BUTTON_RELEASE: u8 = 5;
+const MOTION: u8 = 6;
 const XK_SHIFT_L: u32 = 0xffe1;
 
 fn x_err(e: impl std::fmt::Display) -> MendError {
@@ -33,7 +42,7 @@ pub struct X11Keys {
 }
 
 /// The X keysym of a character: Latin-1 maps to itself, everything else to 0x0100_0000 + code.
-fn keysym(c: char) -> u32 {
+pub fn keysym(c: char) -> u32 {
     let cp = c as u32;
     match cp {
         0x20..=0x7e | 0xa0..=0xff => cp,
@@ -114,11 +123,9 @@ impl X11Keys {
         Ok(())
     }
 
-    /// Type `c` into `window` (an X top-level id) if, and only if, the keyboard focus is in it
-    /// at the moment the key is generated. `WINDOW_BLOCKED` otherwise, with nothing sent.
-    pub fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
-        let sym = keysym(c);
-        let (code, shifted, rebound) = match self.find(sym) {
+    /// Keycode (and shift) for a keysym, binding the spare keycode when the map lacks it.
+    fn code_for(&mut self, sym: u32) -> Result<(u8, bool, bool), MendError> {
+        Ok(match self.find(sym) {
             Some((code, shifted)) => (code, shifted, false),
             None => {
                 let syms = vec![sym; self.per];
@@ -129,7 +136,58 @@ impl X11Keys {
                     .map_err(x_err)?;
                 (self.spare, false, true)
             }
-        };
+        })
+    }
+
+    /// Move the pointer to screen `x, y` and click `button` (1 left, 2 middle, 3 right)
+    /// `count` times; returns once the server has processed it.
+    pub fn click(&mut self, x: i32, y: i32, button: u8, count: u8) -> Result<(), MendError> {
+        self.conn
+            .xtest_fake_input(MOTION, 0, 0, self.root, x as i16, y as i16, 0)
+            .map_err(x_err)?;
+        for _ in 0..count.max(1) {
+            self.conn
+                .xtest_fake_input(BUTTON_PRESS, button, 0, self.root, 0, 0, 0)
+                .map_err(x_err)?;
+            self.conn
+                .xtest_fake_input(BUTTON_RELEASE, button, 0, self.root, 0, 0, 0)
+                .map_err(x_err)?;
+        }
+        self.conn.sync().map_err(x_err)
+    }
+
+    /// Move the pointer only.
+    pub fn move_to(&mut self, x: i32, y: i32) -> Result<(), MendError> {
+        self.conn
+            .xtest_fake_input(MOTION, 0, 0, self.root, x as i16, y as i16, 0)
+            .map_err(x_err)?;
+        self.conn.sync().map_err(x_err)
+    }
+
+    /// Press keysyms together (a chord such as ctrl+a), release them in reverse; returns once
+    /// the server has processed it.
+    pub fn chord(&mut self, syms: &[u32]) -> Result<(), MendError> {
+        let mut codes = Vec::new();
+        for &s in syms {
+            let (code, shifted, _) = self.code_for(s)?;
+            if shifted && !codes.contains(&self.shift) {
+                codes.push(self.shift);
+            }
+            codes.push(code);
+        }
+        for &c in &codes {
+            self.fake(KEY_PRESS, c)?;
+        }
+        for &c in codes.iter().rev() {
+            self.fake(KEY_RELEASE, c)?;
+        }
+        self.conn.sync().map_err(x_err)
+    }
+
+    /// Type `c` into `window` (an X top-level id) if, and only if, the keyboard focus is in it
+    /// at the moment the key is generated. `WINDOW_BLOCKED` otherwise, with nothing sent.
+    pub fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
+        let (code, shifted, rebound) = self.code_for(keysym(c))?;
         self.conn.grab_server().map_err(x_err)?;
         let sent = (|| {
             let focus = self

@@ -217,6 +217,9 @@ pub struct Runner<'a> {
 pub const BREAKERS: &str = "breakers";
 const COMPENSATED: &str = "compensated";
 
+/// How long a type step waits for the clicked field to show it took the focus.
+const FOCUS_WAIT_MS: u64 = 300;
+
 /// How many times the same action may hit the same control on the same screen in one row.
 const MAX_SAME: u32 = 3;
 
@@ -713,6 +716,7 @@ impl<'a> Runner<'a> {
         };
         self.send(&first)?;
         if step.action == Action::Type {
+            self.await_change(&frame, rect, FOCUS_WAIT_MS);
             if step.clear {
                 self.send(&Input_::Keys {
                     keys: parse_keys("ctrl+a")?,
@@ -1381,6 +1385,10 @@ impl<'a> Runner<'a> {
         };
         self.send(&first).map_err(acted)?;
         if step.action == Action::Type {
+            // The application moves its keyboard focus when it handles the click, not when the
+            // server delivers it: keys sent at once can reach the old focus (ctrl+a did, in
+            // the practice app). Wait until the field shows the click (its caret), briefly.
+            self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
             if step.clear {
                 let all = parse_keys("ctrl+a")?;
                 self.send(&Input_::Keys { keys: all }).map_err(acted)?;
@@ -1396,6 +1404,26 @@ impl<'a> Runner<'a> {
         d.act_ms = self.clock.now_ms() - t1;
         self.after_act(lf, step, vars, &mut d, at, &what, Some(&located), &h)?;
         Ok((Some(located), d))
+    }
+
+    /// Poll the frame's window until the pixels in `rect` differ from `before`'s, or `max_ms`
+    /// pass (a field that had the focus already shows no change).
+    fn await_change(&mut self, before: &Frame, rect: Rect, max_ms: u64) {
+        let Some(id) = before.info.window.as_ref().map(|w| w.id) else {
+            return;
+        };
+        let old = mend_vision::crop(&before.image, rect);
+        let deadline = self.clock.now_ms() + max_ms;
+        while self.clock.now_ms() < deadline {
+            self.clock.sleep_ms(20);
+            let Ok(now) = self.capture.capture_window(id) else {
+                return;
+            };
+            let new = mend_vision::crop(&now.image, rect);
+            if old.as_ref().map(|o| o.as_raw()) != new.as_ref().map(|n| n.as_raw()) {
+                return;
+            }
+        }
     }
 
     fn intent(&mut self, at: Option<At>, what: &str) -> Result<(), MendError> {
