@@ -2,7 +2,8 @@
 # The demo: Mend runs the sample flows against the practice app on its baseline look and on
 # several UI tweaks (real capture, OCR, input, sled), showing for every step which rung found the
 # control and how long it took, then the negative variants it must refuse, then a run report.
-# Reports, screenshots, ledgers and the run database go to out/demo/. Runs on a private Xvfb; pass --visible to use the display in $DISPLAY instead.
+# Reports, screenshots, ledgers and the run database go to out/demo/. With a display it runs there and leaves the studio open beside the practice app; without one
+# (or --headless) it runs on a private Xvfb and writes out/demo/studio.png.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -12,8 +13,12 @@ say "building mend (release)"
 cargo build --release -p mend-cli --quiet
 MEND="$CARGO_TARGET_DIR/release/mend"
 
-if [[ "${1:-}" == "--visible" && -n "${DISPLAY:-}" ]]; then
+# With a display of yours (DISPLAY set and reachable) the demo runs on it and leaves the
+# studio open; without one (or with --headless) it runs on a private Xvfb and screenshots it.
+VISIBLE=0
+if [[ "${1:-}" != "--headless" && -n "${DISPLAY:-}" ]] && xwininfo -root >/dev/null 2>&1; then
     say "using your display $DISPLAY"
+    VISIBLE=1
 else
     trap stop_desktop EXIT
     start_desktop
@@ -76,4 +81,24 @@ say "the last report ($("$MEND" runs | head -1 | cut -f1)):"
 echo
 say "runs in this demo (mend runs):"
 "$MEND" runs
+
+echo
+say "the studio beside the practice app, a sample flow open"
+(cd ui && npm run build --silent)
+cargo build -p mend-studio --quiet
+fixtures/legacy-app/customer-desk --lang zh --screen login --seed 1 &
+APP_PID=$!
+export MEND_FLOWS="$ROOT/fixtures/flows" MEND_OPEN=login_edit_save.toml
+if [[ "$VISIBLE" == 1 ]]; then
+    say "close the studio window to end the demo"
+    "$CARGO_TARGET_DIR/debug/mend-studio" || true
+else
+    "$CARGO_TARGET_DIR/debug/mend-studio" >/dev/null 2>&1 &
+    STUDIO_PID=$!
+    for _ in $(seq 1 150); do xdotool search --name "^Mend Studio\$" >/dev/null 2>&1 && break; sleep 0.2; done
+    sleep 3
+    import -window root "$OUT/studio.png" && say "no display of yours: screenshot of the studio in out/demo/studio.png"
+    kill "$STUDIO_PID" 2>/dev/null || true
+fi
+stop_app
 say "done: reports, screenshots and ledgers in out/demo/"

@@ -31,4 +31,7 @@ cargo nextest run --workspace --no-fail-fast
 say "studio smoke test under Xvfb"
 bash scripts/studio-smoke.sh
 
+say "studio end to end: the real app through tauri-driver + WebKitWebDriver, beside the practice app"
+bash scripts/studio-e2e.sh
+
 say "all green in $((SECONDS - started)) s"

@@ -16,6 +16,8 @@ pub struct StudioInfo {
     pub version: String,
     /// Which automation engine the studio drives.
     pub engine: String,
+    /// A flow to open at start (`MEND_OPEN`, a file in the flows folder).
+    pub open: Option<String>,
 }
 
 #[tauri::command]
@@ -23,6 +25,7 @@ pub fn studio_info() -> StudioInfo {
     StudioInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         engine: "mend".to_owned(),
+        open: std::env::var("MEND_OPEN").ok().filter(|f| !f.is_empty()),
     }
 }
 
@@ -171,7 +174,11 @@ mod tests {
         let json = serde_json::to_value(studio_info()).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "engine": "mend" })
+            serde_json::json!({
+                "version": env!("CARGO_PKG_VERSION"),
+                "engine": "mend",
+                "open": std::env::var("MEND_OPEN").ok().filter(|f| !f.is_empty()),
+            })
         );
     }
 }

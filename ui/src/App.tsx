@@ -52,6 +52,15 @@ export function App({ backend, initialTab = "library" }: { backend: Backend; ini
   const [file, setFile] = useState<string | null>(null);
   const [waiting, setWaiting] = useState(0);
 
+  // The studio may be started with a flow to open (the demo opens a sample flow).
+  const openAtStart = info.status === "ready" ? info.info.open : null;
+  useEffect(() => {
+    if (openAtStart) {
+      setFile(openAtStart);
+      setTab("editor");
+    }
+  }, [openAtStart]);
+
   const refreshWaiting = useCallback(() => {
     backend.listTakeovers(false).then((l) => setWaiting(l.length), () => undefined);
   }, [backend]);

@@ -86,6 +86,8 @@ fn log_in(app: &App, lang: &str) {
         input
             .perform(&Action::click(located.screen_box.center()))
             .unwrap();
+        // The app moves its focus when it handles the click (the runner waits for the caret).
+        std::thread::sleep(Duration::from_millis(150));
         if let Some(t) = text {
             input.perform(&Action::Type { text: t.into() }).unwrap();
         }

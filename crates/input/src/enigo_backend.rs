@@ -1,5 +1,5 @@
 use crate::{Action, Input, Key, MouseButton};
-use enigo::{Axis, Button, Coordinate, Direction, Enigo, Keyboard, Mouse, Settings};
+use enigo::{Axis, Button, Coordinate, Direction, Enigo, Mouse, Settings};
 use mend_model::{ErrorCode, MendError, Point};
 
 /// The live backend: `enigo` (XTEST through x11rb under X11).
@@ -78,6 +78,10 @@ impl Input for EnigoInput {
         self.x11()?.type_into(window, c)
     }
 
+    fn activate(&mut self, window: u32) -> Result<(), MendError> {
+        self.x11()?.activate(window)
+    }
+
     fn perform(&mut self, action: &Action) -> Result<(), MendError> {
         match action {
             // Clicks and chords go through the typing connection: one ordered stream, each
@@ -94,7 +98,8 @@ impl Input for EnigoInput {
                 };
                 self.x11()?.click(at.x, at.y, detail, *count)
             }
-            Action::Type { text } => self.enigo.text(text).map_err(input_err),
+            // Same ordered stream as clicks (no focus check: that is `type_into`).
+            Action::Type { text } => self.x11()?.type_text(text),
             Action::Keys { keys } => {
                 let syms: Vec<u32> = keys.iter().map(x_keysym).collect();
                 self.x11()?.chord(&syms)

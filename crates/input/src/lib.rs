@@ -24,6 +24,12 @@ pub trait Input {
     /// Type one character into `window` only if it has the keyboard focus when the key is
     /// sent — atomically, not check-then-send. `WINDOW_BLOCKED` (nothing sent) otherwise.
     fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError>;
+
+    /// Ask for `window` to come to the front (the run's own application, once, at the start).
+    /// Whether it did is for the guard to see; backends that cannot, do nothing.
+    fn activate(&mut self, _window: u32) -> Result<(), MendError> {
+        Ok(())
+    }
 }
 
 /// A fake that records what would have been sent. For unit tests of code above input.

@@ -156,6 +156,29 @@ impl X11Keys {
         self.conn.sync().map_err(x_err)
     }
 
+    /// Ask the window manager to bring `window` to the front with the focus (EWMH
+    /// `_NET_ACTIVE_WINDOW`, as a pager would).
+    pub fn activate(&mut self, window: u32) -> Result<(), MendError> {
+        use x11rb::protocol::xproto::{ClientMessageEvent, EventMask};
+        let atom = self
+            .conn
+            .intern_atom(false, b"_NET_ACTIVE_WINDOW")
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?
+            .atom;
+        let ev = ClientMessageEvent::new(32, window, atom, [2u32, 0, 0, 0, 0]);
+        self.conn
+            .send_event(
+                false,
+                self.root,
+                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+                ev,
+            )
+            .map_err(x_err)?;
+        self.conn.sync().map_err(x_err)
+    }
+
     /// Move the pointer only.
     pub fn move_to(&mut self, x: i32, y: i32) -> Result<(), MendError> {
         self.conn
@@ -182,6 +205,26 @@ impl X11Keys {
             self.fake(KEY_RELEASE, c)?;
         }
         self.conn.sync().map_err(x_err)
+    }
+
+    /// Type text on the ordered stream without a focus check (the guard checked before).
+    pub fn type_text(&mut self, text: &str) -> Result<(), MendError> {
+        for c in text.chars() {
+            let (code, shifted, rebound) = self.code_for(keysym(c))?;
+            if shifted {
+                self.fake(KEY_PRESS, self.shift)?;
+            }
+            self.fake(KEY_PRESS, code)?;
+            self.fake(KEY_RELEASE, code)?;
+            if shifted {
+                self.fake(KEY_RELEASE, self.shift)?;
+            }
+            self.conn.sync().map_err(x_err)?;
+            if rebound {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        Ok(())
     }
 
     /// Type `c` into `window` (an X top-level id) if, and only if, the keyboard focus is in it

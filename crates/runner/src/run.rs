@@ -377,6 +377,7 @@ impl<'a> Runner<'a> {
                 }
             }
         }
+        self.bring_to_front(lf);
         let scope = lf.flow.window.title.clone();
         let mut breaker: Breaker = self
             .store
@@ -447,6 +448,47 @@ impl<'a> Runner<'a> {
         })?;
         s.report = Some(path.display().to_string());
         Ok(s)
+    }
+
+    /// Starting (or resuming) a run is the operator's request to drive this application: if
+    /// its main window is not in front (the terminal or the studio is), ask for it once. The
+    /// guard still decides before every input.
+    fn bring_to_front(&mut self, lf: &LoadedFlow) {
+        let Ok(q) = self.main_query(lf) else { return };
+        let Ok(w) = self.capture.find_window(&q) else {
+            return;
+        };
+        if self
+            .capture
+            .foreground()
+            .ok()
+            .flatten()
+            .is_some_and(|f| f.id == w.id)
+        {
+            return;
+        }
+        // Not when a window the flow expects (a dialog, an interrupt) is in front.
+        if let (Ok(guard), Ok(Some(fg))) = (self.guard(lf), self.capture.foreground()) {
+            if guard.allow.iter().any(|a| a.matches(&fg)) {
+                return;
+            }
+        }
+        if self.input.activate(w.id).is_err() {
+            return;
+        }
+        let deadline = self.clock.now_ms() + 2000;
+        while self.clock.now_ms() < deadline {
+            if self
+                .capture
+                .foreground()
+                .ok()
+                .flatten()
+                .is_some_and(|f| f.id == w.id)
+            {
+                return;
+            }
+            self.clock.sleep_ms(self.opts.poll_ms);
+        }
     }
 
     /// Store what a person needs to take over at step `i` of row `r`.

@@ -2,6 +2,8 @@
 export interface StudioInfo {
   version: string;
   engine: string;
+  /** A flow to open at start (the demo sets one). */
+  open?: string | null;
 }
 
 /**
