@@ -20,8 +20,23 @@ test("the editor edits a step, saves, and shows a validation error at its step",
   await expect(page.getByTestId("step-0").getByLabel("step id")).toHaveValue("password");
   await page.getByTestId("step-1").dragTo(page.getByTestId("step-0"));
   await expect(page.getByTestId("step-0").getByLabel("step id")).toHaveValue("user");
+  // Verify, compensation and interrupt handlers are editable too.
+  await page.getByTestId("step-4").getByText("verify, compensation, checks, timeout").click();
+  const verify = page.getByTestId("step-4").getByLabel("verify (how to tell it took effect)");
+  await verify.fill('{"exists": {"text": "编辑", "role": "button"}}');
+  await verify.blur();
+  await page.getByLabel("interrupt 1 click").fill("确定(O)");
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByTestId("save-status")).toHaveText("saved");
+  const saved = await page.evaluate(
+    () => (window as unknown as { __mendMock: { saved: Record<string, unknown> } }).__mendMock.saved["login_edit_save.toml"],
+  );
+  expect(saved).toMatchObject({
+    interrupt: [{ click: "确定(O)" }],
+    step: expect.arrayContaining([
+      expect.objectContaining({ id: "search", verify: { exists: { text: "编辑", role: "button" } } }),
+    ]),
+  });
 
   // Capture the window, click a control: Mend proposes the target; Test locate shows the rung.
   await page.getByTestId("step-4").click();

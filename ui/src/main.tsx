@@ -16,6 +16,9 @@ const backend = isTauriWindow(window)
   ? selectBackend(window)
   : createMockBackend({ scenario: scenario === "removed" ? "removed" : "pass" });
 
+// Browser tests read what the mock saved.
+if (backend.kind === "mock") (window as unknown as Record<string, unknown>).__mendMock = backend;
+
 createRoot(root).render(
   <StrictMode>
     <App backend={backend} />

@@ -5,6 +5,7 @@ import {
   type Action,
   type Backend,
   type BackendError,
+  type Check,
   type Flow,
   type LocateResult,
   type Risk,
@@ -30,6 +31,45 @@ function Crop({ backend, path }: { backend: Backend; path: string }) {
     backend.readImage(path).then(setSrc, () => setSrc(null));
   }, [backend, path]);
   return src ? <img className="crop" src={src} alt={`crop ${path}`} /> : null;
+}
+
+/** A JSON editor for one structured field (verify, compensation); applied when it parses. */
+function JsonField<T>({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: T | undefined;
+  onChange: (v: T | undefined) => void;
+}) {
+  const [text, setText] = useState(value === undefined ? "" : JSON.stringify(value));
+  const [bad, setBad] = useState<string | null>(null);
+  return (
+    <label className="json-field">
+      {label}
+      <textarea
+        aria-label={label}
+        rows={1}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={() => {
+          if (!text.trim()) {
+            setBad(null);
+            onChange(undefined);
+            return;
+          }
+          try {
+            onChange(JSON.parse(text) as T);
+            setBad(null);
+          } catch (e) {
+            setBad(`not JSON: ${(e as Error).message}`);
+          }
+        }}
+      />
+      {bad && <span className="error">{bad}</span>}
+    </label>
+  );
 }
 
 function StepCard({
@@ -170,6 +210,29 @@ function StepCard({
           <input aria-label="keys" value={step.keys ?? ""} onChange={(e) => onChange({ keys: e.target.value })} />
         </label>
       )}
+      <details className="step-more" onClick={(e) => e.stopPropagation()}>
+        <summary>verify, compensation, checks, timeout</summary>
+        <JsonField<Check>
+          label="verify (how to tell it took effect)"
+          value={step.verify}
+          onChange={(v) => onChange({ verify: v })}
+        />
+        <JsonField<Step[]>
+          label="compensation (steps that undo it)"
+          value={step.compensation}
+          onChange={(v) => onChange({ compensation: v })}
+        />
+        <JsonField<Check[]> label="checks after the action" value={step.check} onChange={(v) => onChange({ check: v })} />
+        <label>
+          timeout ms
+          <input
+            aria-label="timeout ms"
+            type="number"
+            value={step.timeout_ms ?? ""}
+            onChange={(e) => onChange({ timeout_ms: e.target.value ? Number(e.target.value) : undefined })}
+          />
+        </label>
+      </details>
       <div className="step-meta">
         {step.check?.map((c, i) => (
           <span key={i} className="chip">
@@ -258,6 +321,44 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
           {error.error.code}: {error.error.message}
         </p>
       )}
+      <fieldset className="interrupts" aria-label="Interrupt handlers">
+        <legend>Interrupt handlers (checked between steps)</legend>
+        {(flow.interrupt ?? []).map((h, i) => (
+          <div key={i} className="toolbar">
+            when a window titled
+            <input
+              aria-label={`interrupt ${i + 1} window`}
+              value={h.window}
+              onChange={(e) =>
+                setFlow({
+                  ...flow,
+                  interrupt: (flow.interrupt ?? []).map((x, j) => (j === i ? { ...x, window: e.target.value } : x)),
+                })
+              }
+            />
+            appears, click
+            <input
+              aria-label={`interrupt ${i + 1} click`}
+              value={h.click}
+              onChange={(e) =>
+                setFlow({
+                  ...flow,
+                  interrupt: (flow.interrupt ?? []).map((x, j) => (j === i ? { ...x, click: e.target.value } : x)),
+                })
+              }
+            />
+            <button
+              aria-label={`remove interrupt ${i + 1}`}
+              onClick={() => setFlow({ ...flow, interrupt: (flow.interrupt ?? []).filter((_, j) => j !== i) })}
+            >
+              ✕
+            </button>
+          </div>
+        ))}
+        <button onClick={() => setFlow({ ...flow, interrupt: [...(flow.interrupt ?? []), { window: "提示", click: "确定" }] })}>
+          Add interrupt handler
+        </button>
+      </fieldset>
       <div className="editor-body">
         <ol className="steps" aria-label="Steps">
           {flow.step.map((s, i) => (
