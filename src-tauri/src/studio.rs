@@ -299,21 +299,32 @@ pub fn propose_target(title: &str, x: i32, y: i32, lang: &str) -> Result<Proposa
     let rect = control.map_or(Rect::new(x - 20, y - 10, 40, 20), |b| b.rect);
     let role = control.map_or(Role::Any, |b| b.role);
     let mut ocr = mend_ocr::OcrEngine::new(lang)?;
-    let read = |ocr: &mut mend_ocr::OcrEngine, r: Rect| -> Result<String, MendError> {
-        Ok(ocr
-            .read_lines(&frame.image, r, mend_locate::line_ocr(r.h))?
-            .iter()
-            .map(|l| l.text.clone())
-            .collect::<Vec<_>>()
-            .join(" "))
-    };
-    // A field is named by the label left of it; anything else by its own caption.
-    let text = if role == Role::Field {
+    let read =
+        |ocr: &mut mend_ocr::OcrEngine, r: Rect| -> Result<(String, Option<Rect>), MendError> {
+            let lines = ocr.read_lines(&frame.image, r, mend_locate::line_ocr(r.h))?;
+            let text = lines
+                .iter()
+                .map(|l| l.text.clone())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let at = lines.iter().map(|l| l.rect).reduce(|a, b| a.union(&b));
+            Ok((text, at))
+        };
+    // A field is named by the label left of it, which is also its anchor (label + offset);
+    // anything else by its own caption.
+    let (text, label_at) = if role == Role::Field {
         read(&mut ocr, Rect::new(rect.x - 240, rect.y, 236, rect.h))?
     } else {
-        read(&mut ocr, rect.inflate(-2))?
+        (read(&mut ocr, rect.inflate(-2))?.0, None)
     };
     let text = text.trim().trim_end_matches([':', '：']).to_string();
+    let (near, offset) = match label_at {
+        Some(l) if !text.is_empty() => {
+            let (lc, fc) = (l.center(), rect.center());
+            (Some(text.clone()), Some([fc.x - lc.x, fc.y - lc.y]))
+        }
+        _ => (None, None),
+    };
     let role_name = serde_json::to_value(role)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string));
@@ -321,6 +332,8 @@ pub fn propose_target(title: &str, x: i32, y: i32, lang: &str) -> Result<Proposa
         target: TargetSpec {
             text: (!text.is_empty()).then_some(text),
             role: role_name,
+            near,
+            offset,
             recorded: Some(rect),
             ..TargetSpec::default()
         },
