@@ -284,13 +284,32 @@ impl<'a> Scene<'a> {
             .count() as i32
     }
 
-    pub fn unread_ink(&self, line: Rect, within: Option<Rect>) -> Option<Rect> {
-        let img = &self.frame.image;
+    pub fn unread_ink(&mut self, line: Rect, within: Option<Rect>) -> Option<Rect> {
         let h = line.h.max(6);
         let mut strip = Rect::new(line.x - 2 * h, line.y, line.w + 4 * h, line.h);
         if let Some(w) = within {
             strip = strip.intersect(&w.inflate(-3))?;
+        } else {
+            // A bare label's strip ends where another control's frame begins: the field
+            // beside 客户编号 is not unread text of it.
+            let (l, r) = (line.x, line.right());
+            let mut left = strip.x;
+            let mut right = strip.right();
+            for b in self.boxes().iter().map(|b| b.rect) {
+                let overlaps = b.y < line.bottom() && line.y < b.bottom();
+                if !overlaps || b.contains(line.center()) {
+                    continue;
+                }
+                if b.x >= r {
+                    right = right.min(b.x - 1);
+                }
+                if b.right() <= l {
+                    left = left.max(b.right() + 1);
+                }
+            }
+            strip = Rect::new(left, strip.y, (right - left).max(0), strip.h);
         }
+        let img = &self.frame.image;
         let strip = strip.clamp_to(&self.bounds())?;
         let luma = |x: i32, y: i32| {
             let p = img.get_pixel(x as u32, y as u32).0;
