@@ -212,17 +212,22 @@ function StepCard({
       )}
       <details className="step-more" onClick={(e) => e.stopPropagation()}>
         <summary>verify, compensation, checks, timeout</summary>
+        {/* Keyed by value: a reordered or reloaded step shows its own JSON, not stale text. */}
         <JsonField<Check>
+          key={`v${JSON.stringify(step.verify)}`}
           label="verify (how to tell it took effect)"
           value={step.verify}
           onChange={(v) => onChange({ verify: v })}
         />
         <JsonField<Step[]>
+          key={`c${JSON.stringify(step.compensation)}`}
           label="compensation (steps that undo it)"
           value={step.compensation}
           onChange={(v) => onChange({ compensation: v })}
         />
-        <JsonField<Check[]> label="checks after the action" value={step.check} onChange={(v) => onChange({ check: v })} />
+        <JsonField<Check[]>
+          key={`k${JSON.stringify(step.check)}`}
+          label="checks after the action" value={step.check} onChange={(v) => onChange({ check: v })} />
         <label>
           timeout ms
           <input
