@@ -251,8 +251,32 @@ fn finish(s: &Summary, json: bool, report: Option<&Path>) -> Result<ExitCode, Me
     Ok(ExitCode::from(s.exit_code()))
 }
 
-fn runner_parts(lang: &str) -> Result<(Locator, EnigoInput), MendError> {
-    Ok((Locator::new(lang)?, EnigoInput::new()?))
+/// The locator (with the LLM rung when `MEND_LLM_BASE_URL` is set; the flow's secrets are
+/// redacted from its prompts) and the input backend.
+fn runner_parts_for(
+    lang: &str,
+    lf: Option<&LoadedFlow>,
+) -> Result<(Locator, EnigoInput), MendError> {
+    let mut locator = Locator::new(lang)?;
+    let secrets: Vec<String> = lf
+        .map(|lf| {
+            lf.flow
+                .steps
+                .iter()
+                .filter_map(|s| s.text.as_deref())
+                .flat_map(mend_model::references)
+                .filter_map(|r| r.strip_prefix("secret:"))
+                .filter_map(secret_from_env)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(m) = mend_llm::from_env(secrets) {
+        eprintln!(
+            "semantic rung: the model at $MEND_LLM_BASE_URL, the offline matcher as fallback"
+        );
+        locator.semantic = Box::new(m);
+    }
+    Ok((locator, EnigoInput::new()?))
 }
 
 pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {
@@ -278,7 +302,7 @@ fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
     }
     let lf = LoadedFlow::load(&a.flow, &columns)?;
     let store = a.db.open()?;
-    let (mut locator, mut input) = runner_parts(&a.lang)?;
+    let (mut locator, mut input) = runner_parts_for(&a.lang, Some(&lf))?;
     let clock = SystemClock::default();
     let capture = XcapCapture;
     let mut on = progress_to(a.events.clone());
@@ -337,7 +361,7 @@ pub fn run_resume(a: ResumeArgs) -> Result<ExitCode, MendError> {
     } else {
         rec.lang.clone()
     };
-    let (mut locator, mut input) = runner_parts(&lang)?;
+    let (mut locator, mut input) = runner_parts_for(&lang, Some(&lf))?;
     let clock = SystemClock::default();
     let capture = XcapCapture;
     let mut on = print_progress;
@@ -570,7 +594,7 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
             } else {
                 rec.lang.clone()
             };
-            let (mut locator, mut input) = runner_parts(&lang)?;
+            let (mut locator, mut input) = runner_parts_for(&lang, Some(&lf))?;
             let clock = SystemClock::default();
             let capture = XcapCapture;
             let mut on = progress_to(a.events.clone());

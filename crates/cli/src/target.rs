@@ -108,6 +108,9 @@ pub fn locate(t: &TargetArgs) -> Result<(Frame, Result<Located, Refusal>), MendE
     let target = t.target()?;
     let frame = t.capture()?;
     let mut locator = Locator::new(&t.lang)?;
+    if let Some(m) = mend_llm::from_env(vec![]) {
+        locator.semantic = Box::new(m);
+    }
     let r = locator.locate(&frame, &target, &Recorded::default());
     Ok((frame, r))
 }
