@@ -84,6 +84,8 @@ struct State {
     failures: u32,
     open_until: Option<Instant>,
     asked: Vec<Asked>,
+    /// How many of `asked` the audit has taken.
+    drained: usize,
     redact: Vec<String>,
 }
 
@@ -263,6 +265,16 @@ pub fn judge(a: &Answer, target: &Target, seen: &[SeenLabel]) -> Result<(usize, 
 }
 
 impl SemanticMatcher for LlmMatcher {
+    fn drain_log(&self) -> Vec<String> {
+        let mut st = self.state.lock().expect("lock");
+        let new: Vec<String> = st.asked[st.drained..]
+            .iter()
+            .map(|a| serde_json::json!({"llm": a}).to_string())
+            .collect();
+        st.drained = st.asked.len();
+        new
+    }
+
     fn choose(
         &self,
         target: &Target,

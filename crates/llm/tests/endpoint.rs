@@ -142,6 +142,11 @@ fn a_valid_answer_is_taken_and_asked_once_per_screen() {
     );
     let outcomes: Vec<String> = m.asked().into_iter().map(|a| a.outcome).collect();
     assert_eq!(outcomes, vec!["chosen", "cached"]);
+    // The run's audit takes each answer once, with its reason.
+    let log = m.drain_log();
+    assert_eq!(log.len(), 2);
+    assert!(log[0].contains("\"reason\":\"r\""), "{}", log[0]);
+    assert!(m.drain_log().is_empty());
 }
 
 #[test]

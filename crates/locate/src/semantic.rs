@@ -10,6 +10,12 @@ pub trait SemanticMatcher {
         target: &Target,
         seen: &[SeenLabel],
     ) -> Result<Option<(usize, f64)>, MendError>;
+
+    /// What it decided since the last call, one JSON object per question, for the run's audit
+    /// (a model's answer and its reason). The offline matcher has nothing to add.
+    fn drain_log(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Words that name the same action on legacy screens, across Chinese and English. Kept small

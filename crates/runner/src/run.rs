@@ -34,6 +34,10 @@ pub trait Finder {
     fn read_text(&mut self, _frame: &Frame, _rect: Rect) -> Option<String> {
         None
     }
+    /// Notes for the audit since the last call (a language model's answers and reasons).
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl Finder for Locator {
@@ -44,6 +48,10 @@ impl Finder for Locator {
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
         self.locate(frame, target, recorded)
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.semantic.drain_log()
     }
 
     fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {
@@ -1378,7 +1386,9 @@ impl<'a> Runner<'a> {
                 format!("{what} needs a target"),
             ))
         })?;
-        let (frame, located, h) = self.locate_guarded(lf, spec, vars, timeout, row, &what)?;
+        let located_at = self.locate_guarded(lf, spec, vars, timeout, row, &what);
+        self.audit_notes(at);
+        let (frame, located, h) = located_at?;
         d.locate_ms = self.clock.now_ms() - t0;
         if let Some(a) = at.filter(|a| self.opts.record && a.row == 0) {
             let pixels = mend_vision::crop(&frame.image, located.rect);
@@ -1766,6 +1776,33 @@ impl<'a> Runner<'a> {
             },
         )?;
         Ok(())
+    }
+
+    /// The finder's notes (a model's answers and reasons) as audit lines of their own.
+    fn audit_notes(&mut self, at: Option<At>) {
+        let notes = self.finder.notes();
+        if notes.is_empty() {
+            return;
+        }
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.run_dir.join("audit.jsonl"))
+        {
+            for n in notes {
+                let note: serde_json::Value =
+                    serde_json::from_str(&n).unwrap_or(serde_json::Value::String(n));
+                let line = serde_json::json!({
+                    "ts": self.clock.unix_ms(),
+                    "run": self.run_id,
+                    "row": at.map(|a| a.row + 1),
+                    "step": at.map(|a| a.step + 1),
+                    "action": "note",
+                    "note": note,
+                });
+                let _ = writeln!(f, "{line}");
+            }
+        }
     }
 
     /// One audit line per action. Never holds typed text: only what `describe` would show.

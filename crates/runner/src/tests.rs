@@ -40,6 +40,8 @@ struct World {
     sticky_popup: bool,
     /// After this many characters the other window grabs the focus.
     steal_after: Option<usize>,
+    /// What the finder tells the audit next (a model's answers).
+    notes: Vec<String>,
     clock: FakeClock,
 }
 
@@ -192,6 +194,10 @@ impl Input for Keyboard {
 struct Seer(W);
 
 impl Finder for Seer {
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.0.borrow_mut().notes)
+    }
+
     fn read_text(&mut self, frame: &Frame, r: Rect) -> Option<String> {
         controls(&frame.info.monitor)
             .into_iter()
@@ -1048,4 +1054,27 @@ timeout_ms = 200
         "{br:?}"
     );
     drop(world);
+}
+
+#[test]
+fn a_models_answer_and_reason_go_into_the_audit() {
+    let b = bench("main");
+    b.world.borrow_mut().notes =
+        vec![r#"{"llm": {"outcome": "chosen", "index": 0, "reason": "same meaning"}}"#.into()];
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+"#;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed");
+    let audit = std::fs::read_to_string(b.dir.path().join("runs").join(&s.run).join("audit.jsonl"))
+        .unwrap();
+    let note = audit
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["action"] == "note")
+        .expect("a note line");
+    assert_eq!(note["note"]["llm"]["reason"], "same meaning");
+    assert_eq!(note["step"], 1);
 }
