@@ -472,11 +472,7 @@ pub fn resolve_takeover(
         .store
         .run(&t.run)?
         .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
-    let mut columns: Vec<String> = rec.vars.keys().cloned().collect();
-    if let Some(r) = rec.rows.first() {
-        columns.extend(r.keys().cloned());
-    }
-    let lf = LoadedFlow::load(Path::new(&rec.flow_path), &columns)?;
+    let lf = LoadedFlow::for_run(&rec)?;
     guard_busy(s)?;
     let busy = s.busy.clone();
     let store = s.store.clone();

@@ -351,11 +351,7 @@ pub fn run_resume(a: ResumeArgs) -> Result<ExitCode, MendError> {
             a.db.dir().display()
         ))
     })?;
-    let mut columns: Vec<String> = rec.vars.keys().cloned().collect();
-    if let Some(r) = rec.rows.first() {
-        columns.extend(r.keys().cloned());
-    }
-    let lf = LoadedFlow::load(Path::new(&rec.flow_path), &columns)?;
+    let lf = LoadedFlow::for_run(&rec)?;
     let lang = if rec.lang.is_empty() {
         "chi_sim+eng".to_string()
     } else {
@@ -584,11 +580,7 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
             let rec = store
                 .run(&t.run)?
                 .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
-            let mut columns: Vec<String> = rec.vars.keys().cloned().collect();
-            if let Some(r) = rec.rows.first() {
-                columns.extend(r.keys().cloned());
-            }
-            let lf = LoadedFlow::load(Path::new(&rec.flow_path), &columns)?;
+            let lf = LoadedFlow::for_run(&rec)?;
             let lang = if rec.lang.is_empty() {
                 "chi_sim+eng".to_string()
             } else {

@@ -94,6 +94,18 @@ impl LoadedFlow {
     }
 }
 
+impl LoadedFlow {
+    /// The flow a stored run was started with (its `--var`s and data columns defined), for
+    /// resuming it or resolving its takeover. The hash check is the runner's.
+    pub fn for_run(rec: &mend_store::RunRecord) -> Result<LoadedFlow, MendError> {
+        let mut columns: Vec<String> = rec.vars.keys().cloned().collect();
+        if let Some(r) = rec.rows.first() {
+            columns.extend(r.keys().cloned());
+        }
+        LoadedFlow::load(Path::new(&rec.flow_path), &columns)
+    }
+}
+
 /// Variables for one row: the flow's `[vars]`, then `--var`, then the row's columns.
 pub fn row_vars(flow: &Flow, vars: &BTreeMap<String, String>, row: &Row) -> Row {
     let mut all = flow.vars.clone();
