@@ -3,7 +3,8 @@
 
 Starts the practice app fresh for each run, runs `mend run --json`, and judges the run by the
 app's ledger: `completed` (the intended effects, exactly), `refused` (a negative variant
-stopped with no effect beyond the ones before the missing control), `wrong` (any effect the
+stopped — paused for a person or failed — with no effect beyond the ones before the missing
+control), `wrong` (any effect the
 flow did not intend), `failed` (anything else). Writes out/matrix/matrix.json and prints a
 Markdown table. Usage: matrix.py MEND_BINARY [flow ...]
 """
@@ -55,7 +56,8 @@ def run_one(lang, variant, flow):
             summary = {"status": "crashed", "steps": [], "code": None}
     ops = [e["op"] for e in effects]
     if variant.split(",")[0] in NEGATIVE:
-        verdict = "refused" if r.returncode == 1 and ops in ALLOWED_BEFORE[flow] else (
+        # A refusal pauses the run for a person (exit 3) or fails it (exit 1).
+        verdict = "refused" if r.returncode in (1, 3) and ops in ALLOWED_BEFORE[flow] else (
             "wrong" if any(o not in ("login",) for o in ops) else "failed")
     else:
         verdict = "completed" if r.returncode == 0 and ok(effects) else (
