@@ -424,6 +424,18 @@ pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), Men
         columns.extend(r.keys().cloned());
     }
     let lf = LoadedFlow::load(&path, &columns)?;
+    on_worker(s, sink, move |r| {
+        r.start(&lf, req.vars, rows, "chi_sim+eng")
+    })
+}
+
+/// Run `work` with a live runner on a worker thread, one at a time (input goes to one thing
+/// at a time): its progress and its end go to `sink`.
+fn on_worker(
+    s: &Studio,
+    sink: impl Sink,
+    work: impl FnOnce(&mut Runner) -> Result<Summary, MendError> + Send + 'static,
+) -> Result<(), MendError> {
     guard_busy(s)?;
     let busy = s.busy.clone();
     let store = s.store.clone();
@@ -434,7 +446,7 @@ pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), Men
             let mut input = EnigoInput::new()?;
             let clock = SystemClock::default();
             let mut on = |p: &Progress| sink.progress(p);
-            Runner::new(
+            let mut runner = Runner::new(
                 &XcapCapture,
                 &mut input,
                 &mut locator,
@@ -443,8 +455,8 @@ pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), Men
                 &secret_from_env,
                 &mut on,
                 Options::new(runs_dir),
-            )
-            .start(&lf, req.vars, rows, "chi_sim+eng")
+            );
+            work(&mut runner)
         })();
         *busy.lock().expect("lock") = false;
         sink.finished(result);
@@ -473,33 +485,8 @@ pub fn resolve_takeover(
         .run(&t.run)?
         .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
     let lf = LoadedFlow::for_run(&rec)?;
-    guard_busy(s)?;
-    let busy = s.busy.clone();
-    let store = s.store.clone();
-    let runs_dir = s.db_dir.join("runs");
     let id = id.to_string();
-    std::thread::spawn(move || {
-        let result = (|| {
-            let mut locator = Locator::new("chi_sim+eng")?;
-            let mut input = EnigoInput::new()?;
-            let clock = SystemClock::default();
-            let mut on = |p: &Progress| sink.progress(p);
-            Runner::new(
-                &XcapCapture,
-                &mut input,
-                &mut locator,
-                &clock,
-                &store,
-                &secret_from_env,
-                &mut on,
-                Options::new(runs_dir),
-            )
-            .resolve(&lf, &id, res)
-        })();
-        *busy.lock().expect("lock") = false;
-        sink.finished(result);
-    });
-    Ok(())
+    on_worker(s, sink, move |r| r.resolve(&lf, &id, res))
 }
 
 #[derive(Debug, Clone, Serialize)]
