@@ -8,5 +8,6 @@ cargo build -p mend-cli --quiet
 export MEND="$CARGO_TARGET_DIR/debug/mend"
 trap stop_desktop EXIT
 start_desktop
-rm -rf fixtures/screenshots
-/usr/bin/python3 fixtures/scripts/regen-screenshots.py
+# `bash scripts/screenshots.sh [variant …]`: all of them from scratch, or only those named.
+[[ $# -eq 0 ]] && rm -rf fixtures/screenshots
+/usr/bin/python3 fixtures/scripts/regen-screenshots.py "$@"

@@ -402,21 +402,25 @@ fn resolve(
         _ => {
             let mut shown = l.text.clone();
             if let Some(extra) = scene.unread_ink(l.line, l.control.as_ref().map(|c| c.rect)) {
-                // Read the unread part on its own: a mnemonic or punctuation keeps the meaning
-                // (登录 + (L)); a word, or nothing legible, does not (删除 + 全部).
-                let more = ocr
-                    .read_lines(&scene.frame.image, extra, line_ocr(l.line.h * 2))
-                    .ok()?
-                    .into_iter()
-                    .map(|x| x.text)
-                    .collect::<String>();
+                // A few rows of ink is punctuation (编辑… 's ellipsis), whatever OCR would make
+                // of it ("wee" on a dark theme): no glyph of a word is that flat. Otherwise read
+                // the unread part on its own: a mnemonic keeps the meaning (登录 + (L)); a word,
+                // or nothing legible, does not (删除 + 全部).
+                let dots = scene.ink_rows(extra) * 3 <= l.line.h;
+                let more = if dots {
+                    "…".to_string()
+                } else {
+                    ocr.read_lines(&scene.frame.image, extra, line_ocr(l.line.h * 2))
+                        .ok()?
+                        .into_iter()
+                        .map(|x| x.text)
+                        .collect::<String>()
+                };
                 let full = if extra.x >= l.line.x {
                     format!("{}{more}", l.text)
                 } else {
                     format!("{more}{}", l.text)
                 };
-                // Nothing legible but a few rows of ink is punctuation (编辑… 's ellipsis).
-                let dots = more.is_empty() && scene.ink_rows(extra) * 3 <= l.line.h;
                 if !dots && (more.is_empty() || normalize(&full) != normalize(&l.text)) {
                     return None;
                 }

@@ -98,6 +98,14 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
     out
 }
 
+/// Below this word confidence a control's caption is read a second time (see `window_labels`).
+const DOUBTFUL: f32 = 60.0;
+
+/// The least sure word of a reading (100 for nothing read: nothing to doubt).
+fn weakest(lines: &[Line]) -> f32 {
+    lines.iter().map(|l| l.conf).fold(100.0, f32::min)
+}
+
 /// Reads around one place: smaller area, so a larger upscale is cheap.
 pub const REGION_OCR: OcrOptions = OcrOptions {
     scale: 3,
@@ -187,7 +195,20 @@ impl<'a> Scene<'a> {
         for b in boxes.iter().filter(|b| b.rect.h <= 60) {
             // Read every framed control on its own, upscaled: mixed captions such as 登录(L)
             // come back garbled from the whole-window pass. The crop's reading wins.
-            let own = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), line_ocr(b.rect.h))?;
+            let opts = line_ocr(b.rect.h);
+            let mut own = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), opts)?;
+            // A doubtful word: read again one step smaller and keep the surer reading. OK (O)
+            // on a dark-theme dialog came back "OK (QO)" (50 %) at 3× and "OK(O)" (72 %) at 2×.
+            if weakest(&own) < DOUBTFUL {
+                let smaller = OcrOptions {
+                    scale: if opts.scale > 1 { opts.scale - 1 } else { 2 },
+                    ..opts
+                };
+                let again = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), smaller)?;
+                if weakest(&again) > weakest(&own) {
+                    own = again;
+                }
+            }
             if !own.is_empty() {
                 lines.retain(|l| !b.rect.contains(l.rect.center()));
                 lines.extend(own);
