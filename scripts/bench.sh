@@ -1,10 +1,66 @@
 #!/usr/bin/env bash
-# The bench command: criterion micro-benchmarks of the perception path (release build) on a
-# private Xvfb. Figures are medians; BENCHMARKS.md quotes them with this command.
+# The bench command: Mend beside its peers (the classic pyautogui + pytesseract + OpenCV stack,
+# and openadapt-flow) on every sample flow × variant × language, on a private Xvfb, judged by the
+# practice app's ledger and screen (bench/bench.py); then the criterion micro-benchmarks.
+#
+#   bash scripts/bench.sh                       # everything: ~3 tools × 90 cases, then criterion
+#   bash scripts/bench.sh --tools mend --langs zh --variants 'baseline;moved'   # a slice
+#   bash scripts/bench.sh --resume              # go on from out/bench/bench.json
+#   bash scripts/bench.sh --criterion-only      # only the micro-benchmarks
+#
+# The peers live in their own virtual environments under out/bench/ (made here from the pinned
+# bench/requirements-*.txt, re-made when a requirements file changes). Results: out/bench/bench.json,
+# out/bench/bench.md, and the tables in BENCHMARKS.md between the bench markers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
+DEBIAN_PACKAGES+=(python3-venv)
 ensure_packages
+
+tools="mend,classic,openadapt"
+criterion=1
+harness=1
+pass=()
+while (($#)); do
+    case "$1" in
+        --tools) tools="$2"; shift 2 ;;
+        --no-criterion) criterion=0; shift ;;
+        --criterion-only) harness=0; shift ;;
+        *) pass+=("$1"); shift ;;
+    esac
+done
+
+venv() { # venv NAME: out/bench/venv-NAME from bench/requirements-NAME.txt
+    local name="$1" dir="$ROOT/out/bench/venv-$1" req="$ROOT/bench/requirements-$1.txt"
+    local stamp
+    stamp="$(sha256sum "$req" | cut -d' ' -f1)"
+    if [[ "$(cat "$dir/.stamp" 2>/dev/null)" != "$stamp" ]]; then
+        say "virtual environment for $name (pip install -r ${req#"$ROOT"/})"
+        rm -rf "$dir"
+        python3 -m venv "$dir"
+        "$dir/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+        echo "$stamp" >"$dir/.stamp"
+    fi
+}
+
+if ((harness)); then
+    say "building mend (release)"
+    cargo build --release -p mend-cli --quiet
+    [[ ",$tools," == *",classic,"* ]] && venv classic
+    [[ ",$tools," == *",openadapt,"* ]] && venv openadapt
+fi
+
 trap stop_desktop EXIT
 start_desktop
-cargo bench -p mend-locate --bench chain -- "$@"
+if ((harness)); then
+    # Only a whole run rewrites the tables in BENCHMARKS.md; a slice stays in out/bench/.
+    write=(--write-benchmarks)
+    [[ " ${pass[*]-} " == *" --flows "* || " ${pass[*]-} " == *" --langs "* ||
+        " ${pass[*]-} " == *" --variants "* || "$tools" != "mend,classic,openadapt" ]] && write=()
+    python3 bench/bench.py --mend "$CARGO_TARGET_DIR/release/mend" --tools "$tools" \
+        "${write[@]}" "${pass[@]}"
+fi
+if ((criterion)); then
+    say "criterion micro-benchmarks (mend-locate, bench chain)"
+    cargo bench -p mend-locate --bench chain
+fi

@@ -146,7 +146,11 @@ pub struct StepSummary {
     pub status: String,
     pub strategy: Option<String>,
     pub confidence: Option<f64>,
+    /// locate + act + settle.
     pub duration_ms: u64,
+    pub locate_ms: u64,
+    pub act_ms: u64,
+    pub settle_ms: u64,
     pub code: Option<ErrorCode>,
     pub screenshot: Option<String>,
 }
@@ -1918,6 +1922,9 @@ pub fn summary_from(
                     strategy,
                     confidence: detail.confidence,
                     duration_ms: detail.locate_ms + detail.act_ms + detail.settle_ms,
+                    locate_ms: detail.locate_ms,
+                    act_ms: detail.act_ms,
+                    settle_ms: detail.settle_ms,
                     code,
                     screenshot: detail.screenshot.clone(),
                 },
