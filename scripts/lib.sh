@@ -10,6 +10,8 @@ DEBIAN_PACKAGES=(
     # desktop and OCR
     xvfb openbox xdotool x11-utils imagemagick tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim
     fonts-wqy-microhei python3-tk
+    # ${secret:NAME} from the OS keyring: the Secret Service on a session bus (GNOME Keyring in tests)
+    dbus gnome-keyring libdbus-1-dev
     # building the engine (tesseract, xcap, enigo link these)
     build-essential pkg-config clang libclang-dev libtesseract-dev libleptonica-dev libxcb1-dev
     libxcb-randr0-dev libxcb-shm0-dev libpipewire-0.3-dev libgbm-dev libwayland-dev libxdo-dev

@@ -408,10 +408,6 @@ fn guard_busy(s: &Studio) -> Result<(), MendError> {
     Ok(())
 }
 
-fn secret_from_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 /// Start a run on a worker thread; events go to `sink`.
 pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), MendError> {
     let path = s.flow_path(&req.file)?;
@@ -452,7 +448,7 @@ fn on_worker(
                 &mut locator,
                 &clock,
                 &store,
-                &secret_from_env,
+                &mend_runner::secrets::lookup,
                 &mut on,
                 Options::new(runs_dir),
             );

@@ -54,6 +54,9 @@ enum Cmd {
     /// Flow changes proposed by picks: list, show (a diff), accept, reject.
     #[command(subcommand)]
     Changes(run::ChangesCmd),
+    /// The OS keyring for ${secret:NAME}: set (value on stdin), delete.
+    #[command(subcommand)]
+    Secret(run::SecretCmd),
 }
 
 /// Map a coded failure to an exit code: bad input is 2, everything else the engine refuses is 1.
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Cmd::Report(a) => run::run_report(a),
         Cmd::Takeover(c) => run::run_takeover(c),
         Cmd::Changes(c) => run::run_changes(c),
+        Cmd::Secret(c) => run::run_secret(c),
     };
     match result {
         Ok(code) => code,

@@ -165,10 +165,6 @@ fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
     }
 }
 
-fn secret_from_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 /// Ask the person at the terminal what to do.
 fn ask() -> Result<Resolution, MendError> {
     use std::io::BufRead;
@@ -266,7 +262,7 @@ fn runner_parts_for(
                 .filter_map(|s| s.text.as_deref())
                 .flat_map(mend_model::references)
                 .filter_map(|r| r.strip_prefix("secret:"))
-                .filter_map(secret_from_env)
+                .filter_map(mend_runner::secrets::lookup)
                 .collect()
         })
         .unwrap_or_default();
@@ -316,7 +312,7 @@ fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
         &mut locator,
         &clock,
         &store,
-        &secret_from_env,
+        &mend_runner::secrets::lookup,
         &mut on,
         opts,
     );
@@ -370,7 +366,7 @@ pub fn run_resume(a: ResumeArgs) -> Result<ExitCode, MendError> {
         &mut locator,
         &clock,
         &store,
-        &secret_from_env,
+        &mend_runner::secrets::lookup,
         &mut on,
         opts,
     )
@@ -598,7 +594,7 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
                 &mut locator,
                 &clock,
                 &store,
-                &secret_from_env,
+                &mend_runner::secrets::lookup,
                 &mut on,
                 opts,
             )
@@ -660,4 +656,42 @@ pub fn run_changes(cmd: ChangesCmd) -> Result<ExitCode, MendError> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `mend secret set NAME` / `mend secret delete NAME`: the OS keyring side of `${secret:NAME}`.
+/// There is no `get`: Mend never prints a secret.
+#[derive(clap::Subcommand)]
+pub enum SecretCmd {
+    /// Store NAME in the keyring (service `mend`); the value is read from stdin (one line).
+    Set { name: String },
+    /// Remove NAME from the keyring.
+    Delete { name: String },
+}
+
+pub fn run_secret(c: SecretCmd) -> Result<ExitCode, MendError> {
+    let bad = |m: String| MendError::new(ErrorCode::InvalidArgument, m);
+    match c {
+        SecretCmd::Set { name } => {
+            let mut value = String::new();
+            std::io::stdin()
+                .read_line(&mut value)
+                .map_err(|e| bad(format!("read the secret from stdin: {e}")))?;
+            let value = value.trim_end_matches(['\n', '\r']);
+            if value.is_empty() {
+                return Err(bad(format!(
+                    "no value for '{name}' on stdin: pipe it in, e.g. `read -rs V; printf %s \"$V\" | mend secret set {name}`"
+                )));
+            }
+            mend_runner::secrets::store(&name, value).map_err(bad)?;
+            println!("stored '{name}' in the keyring (service 'mend')");
+        }
+        SecretCmd::Delete { name } => {
+            if mend_runner::secrets::forget(&name).map_err(bad)? {
+                println!("deleted '{name}' from the keyring");
+            } else {
+                println!("'{name}' was not in the keyring");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -573,3 +573,178 @@ timeout_ms = 1500
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(app.ledger().len(), 2, "nothing undone twice");
 }
+
+/// A private session bus with GNOME Keyring on it; both stop when this is dropped.
+struct Keyring {
+    bus: String,
+    pid: u32,
+    data: tempfile::TempDir,
+}
+
+impl Keyring {
+    fn start() -> Keyring {
+        let out = Command::new("dbus-daemon")
+            .args(["--session", "--fork", "--print-address=1", "--print-pid=1"])
+            .output()
+            .expect("dbus-daemon (Debian dbus)");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let mut lines = text.lines();
+        let bus = lines.next().expect("bus address").trim().to_string();
+        let pid = lines.next().expect("bus pid").trim().parse().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let k = Keyring { bus, pid, data };
+        let mut unlock = k
+            .command("gnome-keyring-daemon")
+            .arg("--unlock")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("gnome-keyring-daemon (Debian gnome-keyring)");
+        use std::io::Write;
+        unlock
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"mend-test")
+            .unwrap();
+        assert!(unlock.wait().unwrap().success());
+        k
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut c = Command::new(program);
+        c.env("DBUS_SESSION_BUS_ADDRESS", &self.bus)
+            .env("XDG_DATA_HOME", self.data.path())
+            .env("XDG_CACHE_HOME", self.data.path())
+            .env_remove("MEND_TEST_PHONE");
+        c
+    }
+}
+
+impl Drop for Keyring {
+    fn drop(&mut self) {
+        let _ = Command::new("pkill")
+            .args(["-f", &format!("gnome-keyring-daemon.*{}", "unlock")])
+            .status();
+        let _ = Command::new("kill").arg(self.pid.to_string()).status();
+    }
+}
+
+#[test]
+fn a_secret_from_the_os_keyring_is_typed_and_never_stored() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("secret.toml");
+    std::fs::write(
+        &f,
+        r#"version = 1
+name = "a phone number kept in the keyring"
+
+[window]
+title = "客户管理系统"
+
+[[step]]
+id = "new"
+action = "click"
+target = { text = "新增", role = "button" }
+
+[[step]]
+id = "name"
+action = "type"
+target = { text = "姓名", role = "field" }
+text = "钱十"
+
+[[step]]
+id = "phone"
+action = "type"
+target = { text = "电话", role = "field" }
+text = "${secret:MEND_TEST_PHONE}"
+
+[[step]]
+id = "save"
+action = "click"
+target = { text = "保存", role = "button" }
+risk = "write"
+"#,
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    let mend_bin = env!("CARGO_BIN_EXE_mend");
+
+    // Neither the environment nor a keyring has it: refused before any input, saying how.
+    let app = App::start("zh", &[], "main").expect("app");
+    let out = Command::new(mend_bin)
+        .args(["run", f.to_str().unwrap(), "--db"])
+        .arg(&db)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("MEND_TEST_PHONE")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("mend secret set MEND_TEST_PHONE"),
+        "{stderr}"
+    );
+    assert!(
+        app.ledger().is_empty(),
+        "nothing was done: {:?}",
+        app.ledger()
+    );
+    drop(app);
+
+    // Stored in GNOME Keyring through `mend secret set`, typed at the step.
+    let k = Keyring::start();
+    let mut set = k
+        .command(mend_bin)
+        .args(["secret", "set", "MEND_TEST_PHONE"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        set.stdin
+            .take()
+            .unwrap()
+            .write_all(b"13811112222\n")
+            .unwrap();
+    }
+    assert!(set.wait().unwrap().success());
+    let app = App::start("zh", &[], "main").expect("app");
+    let out = k
+        .command(mend_bin)
+        .args(["run", f.to_str().unwrap(), "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let ledger = app.ledger();
+    assert_eq!(ops(&ledger), vec!["create"], "{ledger:?}");
+    assert_eq!(ledger[0]["fields"]["phone"], "13811112222");
+    // Nowhere in Mend's database or run folders.
+    let mut files = vec![];
+    collect(&db, &mut files);
+    assert!(!files.is_empty());
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !bytes.windows(11).any(|w| w == b"13811112222"),
+            "{} holds the secret",
+            f.display()
+        );
+    }
+    // Deleted again: the next run has nothing to type and says so.
+    let out = k
+        .command(mend_bin)
+        .args(["secret", "delete", "MEND_TEST_PHONE"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("deleted"));
+}

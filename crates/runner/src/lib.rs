@@ -13,6 +13,7 @@ mod edit;
 mod load;
 mod report;
 mod run;
+pub mod secrets;
 pub mod takeover;
 
 pub use clock::{Clock, FakeClock, SystemClock};

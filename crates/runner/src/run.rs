@@ -293,7 +293,7 @@ impl<'a> Runner<'a> {
                         if (self.secrets)(name).is_none() {
                             return Err(err(
                                 ErrorCode::InvalidArgument,
-                                format!("secret '{name}' is not set: export {name}=… before the run (secrets are read from the environment at the step and never stored)"),
+                                format!("secret '{name}' is not set: export {name}=… or store it in the keyring with `mend secret set {name}` before the run (secrets are read at the step and never stored by Mend)"),
                             ));
                         }
                     }
