@@ -748,3 +748,41 @@ risk = "write"
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("deleted"));
 }
+
+/// `--attended`: the person at the terminal answers the takeover; a nonsense answer is asked
+/// again, `skip` lets the run finish.
+#[test]
+fn an_attended_run_asks_the_terminal_and_goes_on() {
+    let _d = Desktop::start().expect("desktop");
+    let app = App::start("zh", &["removed"], "login").expect("app");
+    let db = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["run", &flow("login_search.toml"), "--attended", "--db"])
+        .arg(db.path())
+        .env("DESK_PASSWORD", "pw")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"click it please\nskip\n")
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("LOCATOR_NOT_FOUND"), "{stderr}");
+    assert_eq!(
+        stderr.matches("your decision").count(),
+        2,
+        "asked again after the nonsense: {stderr}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(ops(&app.ledger()), vec!["login"]);
+}
