@@ -30,16 +30,17 @@ pub fn normalize(label: &str) -> String {
         .map(half_width)
         .collect::<String>()
         .to_lowercase();
-    // A control's border read as '|' at either end of its caption is not part of it.
+    // A control's border read as '|' or '[' / ']' at either end of its caption is not part of
+    // it ("[edit" for Edit… on a dark-theme button whose left bevel was read).
     let mut s = s
         .replace('&', "")
-        .trim_start_matches(['|', ' '])
+        .trim_start_matches(['|', '[', ' '])
         .to_string();
     // Mnemonic in parentheses at the end, closed or cut off by OCR: "(q)", "(q", "( q )".
     loop {
         let t = s
             .trim_end()
-            .trim_end_matches([':', '.', ' ', '>', '*', '…', '|'])
+            .trim_end_matches([':', '.', ' ', '>', '*', '…', '|', ']'])
             .to_string();
         let stripped = strip_mnemonic(&t);
         if stripped == s {
@@ -143,6 +144,9 @@ mod tests {
             ("Save", "Save (S)"),
             ("OK", "ＯＫ"),
             ("Delete", "&Delete"),
+            // A button's bevel read as a bracket at the caption's edge.
+            ("Edit", "[edit"),
+            ("查询", "|查询(Q)]"),
         ] {
             assert_eq!(label_match(want, seen), Some(1.0), "{want} vs {seen}");
         }

@@ -196,6 +196,9 @@ fn chinese_targets_on_english_screens_resolve_semantically() {
         ("record", "baseline"),
         ("main", "decoy"),
         ("main", "relabeled"),
+        ("main", "moved,dark_theme,relabeled"),
+        ("record", "moved,dark_theme,relabeled"),
+        ("confirm", "moved,dark_theme,relabeled"),
     ] {
         let zh = load(&shots().join("zh/baseline"), screen).unwrap();
         let en = load(&shots().join("en").join(variant), screen).unwrap();
