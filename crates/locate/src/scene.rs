@@ -344,7 +344,17 @@ impl<'a> Scene<'a> {
             }
         }
         let bg = (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32;
-        let inked = |x: i32| (strip.y..strip.bottom()).any(|y| (luma(x, y) - bg).abs() > 80);
+        let ink_at =
+            |x: i32, y: i32| y >= 0 && y < img.height() as i32 && (luma(x, y) - bg).abs() > 80;
+        // A column inked through the whole strip and on past it, above and below, is a rule —
+        // a table's grid or frame line beside the text (C003 in an owner-drawn table) — and
+        // no unread text.
+        let rule = |x: i32| {
+            (strip.y..strip.bottom()).all(|y| ink_at(x, y))
+                && ink_at(x, strip.y - h / 2)
+                && ink_at(x, strip.bottom() + h / 2)
+        };
+        let inked = |x: i32| (strip.y..strip.bottom()).any(|y| ink_at(x, y)) && !rule(x);
         let max_gap = (h as f64 * 0.9) as i32;
         let reach = (h as f64 * 0.5) as i32;
         // Walk outwards from each end of the line while ink stays within max_gap.

@@ -343,3 +343,46 @@ fn change_detection_names_what_changed() {
     let r = baseline.compare(&mut locator, &removed.frame);
     assert_eq!(r.elements[0].1, ElementChange::Missing);
 }
+
+/// A row picked by its id (the delete flow's first step), with no recorded box: on every
+/// variant's main screen, in both languages, the id's text lands inside its row — also where
+/// the table's grid lines run right beside it (owner_drawn: a rule next to the text is no
+/// unread text).
+#[test]
+fn a_row_is_found_by_its_id_on_every_variant() {
+    let mut locator = Locator::new("chi_sim+eng").unwrap();
+    let mut found = 0;
+    for lang in ["zh", "en"] {
+        for e in std::fs::read_dir(shots().join(lang)).unwrap().flatten() {
+            let v = e.file_name().to_string_lossy().into_owned();
+            let Some(shot) = load(&e.path(), "main") else {
+                continue;
+            };
+            let Some(row) = shot
+                .controls
+                .iter()
+                .find(|c| c["role"] == "row" && c["record"] == "C003")
+            else {
+                continue;
+            };
+            let target = Target {
+                text: Some("C003".into()),
+                role: Role::Any,
+                ..Target::default()
+            };
+            match locator.locate(&shot.frame, &target, &Recorded::default()) {
+                Ok(l) => {
+                    assert!(
+                        rect(row).contains(l.screen_box.center()),
+                        "{lang}/{v}: {:?} is not in the row {:?}",
+                        l.screen_box,
+                        rect(row)
+                    );
+                    found += 1;
+                }
+                Err(r) => panic!("{lang}/{v}: {}", r.error),
+            }
+        }
+    }
+    assert!(found >= 26, "only {found} screens had the row");
+}
