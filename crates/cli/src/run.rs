@@ -275,6 +275,32 @@ fn runner_parts_for(
     Ok((locator, EnigoInput::new()?))
 }
 
+/// The live runner — window capture, X input, the locator, the system clock, secrets from the
+/// environment or the keyring — handed to `f`; `mend run`, `resume` and `takeover resolve`
+/// differ only in what they ask of it.
+fn with_runner<T>(
+    lang: &str,
+    lf: &LoadedFlow,
+    store: &Store,
+    on: &mut dyn FnMut(&Progress),
+    opts: Options,
+    f: impl FnOnce(&mut Runner) -> Result<T, MendError>,
+) -> Result<T, MendError> {
+    let (mut locator, mut input) = runner_parts_for(lang, Some(lf))?;
+    let clock = SystemClock::default();
+    let mut runner = Runner::new(
+        &XcapCapture,
+        &mut input,
+        &mut locator,
+        &clock,
+        store,
+        &mend_runner::secrets::lookup,
+        on,
+        opts,
+    );
+    f(&mut runner)
+}
+
 pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {
     run_flow(a, false)
 }
@@ -298,43 +324,33 @@ fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
     }
     let lf = LoadedFlow::load(&a.flow, &columns)?;
     let store = a.db.open()?;
-    let (mut locator, mut input) = runner_parts_for(&a.lang, Some(&lf))?;
-    let clock = SystemClock::default();
-    let capture = XcapCapture;
     let mut on = progress_to(a.events.clone());
     let mut opts = Options::new(a.db.dir().join("runs"));
     opts.budget = a.budget;
     opts.record = record;
     eprintln!("running {} ({} steps)", lf.flow.name, lf.flow.steps.len());
-    let mut runner = Runner::new(
-        &capture,
-        &mut input,
-        &mut locator,
-        &clock,
-        &store,
-        &mend_runner::secrets::lookup,
-        &mut on,
-        opts,
-    );
-    let mut s = runner.start(&lf, vars, rows, &a.lang)?;
-    while a.attended && s.status == "paused" {
-        let Some(id) = s.takeover.clone() else { break };
-        let t = takeover::takeover(&store, &id)?;
-        print_takeover(&t);
-        let res = ask()?;
-        match runner.resolve(&lf, &id, res) {
-            Ok(next) => s = next,
-            Err(e) => eprintln!("  {e}"),
+    let s = with_runner(&a.lang, &lf, &store, &mut on, opts, |runner| {
+        let mut s = runner.start(&lf, vars, rows, &a.lang)?;
+        while a.attended && s.status == "paused" {
+            let Some(id) = s.takeover.clone() else { break };
+            let t = takeover::takeover(&store, &id)?;
+            print_takeover(&t);
+            let res = ask()?;
+            match runner.resolve(&lf, &id, res) {
+                Ok(next) => s = next,
+                Err(e) => eprintln!("  {e}"),
+            }
         }
-    }
-    if record {
-        if s.status == "passed" {
-            let n = write_recording(&lf, &runner.recorded)?;
-            eprintln!("recorded {n} targets into {}", a.flow.display());
-        } else {
-            eprintln!("the run did not pass: nothing recorded");
+        if record {
+            if s.status == "passed" {
+                let n = write_recording(&lf, &runner.recorded)?;
+                eprintln!("recorded {n} targets into {}", a.flow.display());
+            } else {
+                eprintln!("the run did not pass: nothing recorded");
+            }
         }
-    }
+        Ok(s)
+    })?;
     finish(&s, a.json, a.report.as_deref())
 }
 
@@ -353,24 +369,11 @@ pub fn run_resume(a: ResumeArgs) -> Result<ExitCode, MendError> {
     } else {
         rec.lang.clone()
     };
-    let (mut locator, mut input) = runner_parts_for(&lang, Some(&lf))?;
-    let clock = SystemClock::default();
-    let capture = XcapCapture;
     let mut on = print_progress;
     let mut opts = Options::new(a.db.dir().join("runs"));
     opts.budget = a.budget;
     eprintln!("resuming {} ({})", rec.id, lf.flow.name);
-    let s = Runner::new(
-        &capture,
-        &mut input,
-        &mut locator,
-        &clock,
-        &store,
-        &mend_runner::secrets::lookup,
-        &mut on,
-        opts,
-    )
-    .resume(&lf, &a.run)?;
+    let s = with_runner(&lang, &lf, &store, &mut on, opts, |r| r.resume(&lf, &a.run))?;
     finish(&s, a.json, a.report.as_deref())
 }
 
@@ -582,23 +585,12 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
             } else {
                 rec.lang.clone()
             };
-            let (mut locator, mut input) = runner_parts_for(&lang, Some(&lf))?;
-            let clock = SystemClock::default();
-            let capture = XcapCapture;
             let mut on = progress_to(a.events.clone());
             let opts = Options::new(a.db.dir().join("runs"));
             eprintln!("resolving {} with {}", a.id, res.name());
-            let s = Runner::new(
-                &capture,
-                &mut input,
-                &mut locator,
-                &clock,
-                &store,
-                &mend_runner::secrets::lookup,
-                &mut on,
-                opts,
-            )
-            .resolve(&lf, &a.id, res)?;
+            let s = with_runner(&lang, &lf, &store, &mut on, opts, |r| {
+                r.resolve(&lf, &a.id, res)
+            })?;
             for c in store.list::<takeover::Change>(takeover::CHANGES)? {
                 if c.takeover == a.id && c.status == "proposed" {
                     eprintln!(
