@@ -243,6 +243,14 @@ fn delete_zh_nested_dialog() {
     delete_passes("zh", &["nested_dialog"]);
 }
 #[test]
+fn delete_zh_owner_drawn() {
+    delete_passes("zh", &["owner_drawn"]);
+}
+#[test]
+fn edit_en_moved_dark_theme_relabeled() {
+    edit_passes("en", &["moved", "dark_theme", "relabeled"]);
+}
+#[test]
 fn delete_en_reordered_columns_dark_theme() {
     delete_passes("en", &["reordered_columns", "dark_theme"]);
 }
