@@ -54,7 +54,7 @@ VARIANTS = ["baseline", "moved", "relabeled", "owner_drawn", "nested_dialog", "r
             "moved,dark_theme,relabeled", "large_font,popup", "removed", "decoy"]
 NEGATIVE = {"removed", "decoy"}
 DECOY_MESSAGES = ("确定删除全部客户吗？", "Delete all customers?")
-TIMEOUT_S = {"mend": 240, "classic": 240, "openadapt": 300}
+TIMEOUT_S = {"mend": 240, "classic": 240, "openadapt": 240}
 
 
 def is_negative(variant):

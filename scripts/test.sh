@@ -16,6 +16,9 @@ say "ui: unit tests and build (the studio embeds ui/dist)"
 say "ui: browser tests against the mock backend in Debian's Chromium (screenshots to docs/screenshots)"
 (cd ui && npx playwright test)
 
+say "bench harness: its verdicts on hand-written ledgers"
+/usr/bin/python3 bench/test_bench.py
+
 say "cargo fmt --check"
 cargo fmt --all -- --check
 
