@@ -14,7 +14,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-DEBIAN_PACKAGES+=(python3-venv)
+# The peers: virtual environments, and what the pip OpenCV wheel links (libGL, GLib).
+DEBIAN_PACKAGES+=(python3-venv libgl1 libglib2.0-0)
 ensure_packages
 
 tools="mend,classic,openadapt"
