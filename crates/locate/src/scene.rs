@@ -98,6 +98,28 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
     out
 }
 
+/// Grey level of a pixel (Rec. 601 weights).
+fn luma(img: &image::RgbaImage, x: i32, y: i32) -> i32 {
+    let p = img.get_pixel(x as u32, y as u32).0;
+    (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
+}
+
+/// The background of `r` (inside the image): its most common grey level.
+fn background(img: &image::RgbaImage, r: Rect) -> i32 {
+    let mut hist = [0u32; 256];
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            hist[luma(img, x, y) as usize] += 1;
+        }
+    }
+    (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32
+}
+
+/// Ink: a grey level far from the background.
+fn is_ink(grey: i32, bg: i32) -> bool {
+    (grey - bg).abs() > 80
+}
+
 /// Below this word confidence a control's caption is read a second time (see `window_labels`).
 const DOUBTFUL: f32 = 60.0;
 
@@ -279,9 +301,6 @@ impl<'a> Scene<'a> {
         Ok(out)
     }
 
-    /// Whether ink continues right next to a text line beyond what OCR returned for it: a
-    /// caption with an unread part (删除全部 read as 删除 when 全部 fell under the confidence
-    /// floor). Pixel evidence, independent of OCR confidence; a match with unread ink is no match.
     /// How many pixel rows of `r` hold ink: a trailing ellipsis or colon is a few rows, a
     /// character is most of the line.
     pub fn ink_rows(&self, r: Rect) -> i32 {
@@ -289,22 +308,15 @@ impl<'a> Scene<'a> {
             return 0;
         };
         let img = &self.frame.image;
-        let luma = |x: i32, y: i32| {
-            let p = img.get_pixel(x as u32, y as u32).0;
-            (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
-        };
-        let mut hist = [0u32; 256];
-        for y in r.y..r.bottom() {
-            for x in r.x..r.right() {
-                hist[luma(x, y) as usize] += 1;
-            }
-        }
-        let bg = (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32;
+        let bg = background(img, r);
         (r.y..r.bottom())
-            .filter(|&y| (r.x..r.right()).any(|x| (luma(x, y) - bg).abs() > 80))
+            .filter(|&y| (r.x..r.right()).any(|x| is_ink(luma(img, x, y), bg)))
             .count() as i32
     }
 
+    /// Whether ink continues right next to a text line beyond what OCR returned for it: a
+    /// caption with an unread part (删除全部 read as 删除 when 全部 fell under the confidence
+    /// floor). Pixel evidence, independent of OCR confidence; a match with unread ink is no match.
     pub fn unread_ink(&mut self, line: Rect, within: Option<Rect>) -> Option<Rect> {
         let h = line.h.max(6);
         let mut strip = Rect::new(line.x - 2 * h, line.y, line.w + 4 * h, line.h);
@@ -332,20 +344,9 @@ impl<'a> Scene<'a> {
         }
         let img = &self.frame.image;
         let strip = strip.clamp_to(&self.bounds())?;
-        let luma = |x: i32, y: i32| {
-            let p = img.get_pixel(x as u32, y as u32).0;
-            (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
-        };
-        // Background: the most common grey level in the strip.
-        let mut hist = [0u32; 256];
-        for y in strip.y..strip.bottom() {
-            for x in strip.x..strip.right() {
-                hist[luma(x, y) as usize] += 1;
-            }
-        }
-        let bg = (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32;
+        let bg = background(img, strip);
         let ink_at =
-            |x: i32, y: i32| y >= 0 && y < img.height() as i32 && (luma(x, y) - bg).abs() > 80;
+            |x: i32, y: i32| y >= 0 && y < img.height() as i32 && is_ink(luma(img, x, y), bg);
         // A column inked through the whole strip and on past it, above and below, is a rule —
         // a table's grid or frame line beside the text (C003 in an owner-drawn table) — and
         // no unread text.
