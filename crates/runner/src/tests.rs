@@ -1041,7 +1041,19 @@ timeout_ms = 200
     assert!(s.steps.is_empty(), "the step did not even start");
     let Bench { world, dir, store } = b;
     drop(store);
-    let store = Store::open(&dir.path().join("db")).unwrap();
+    // sled lets go of its file lock when its flusher thread has stopped, a moment after the
+    // last handle is dropped: a restart in the same process waits for that (up to 5 s).
+    let mut reopened = Store::open(&dir.path().join("db"));
+    for _ in 0..100 {
+        match &reopened {
+            Err(e) if e.code == ErrorCode::StoreLocked => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                reopened = Store::open(&dir.path().join("db"));
+            }
+            _ => break,
+        }
+    }
+    let store = reopened.unwrap();
     let br: Breaker = store.get(crate::BREAKERS, "客户管理系统").unwrap().unwrap();
     assert!(
         matches!(
