@@ -84,13 +84,19 @@ fn edit_passes(lang: &str, variants: &[&str]) {
         }
     }
     // The password reached the app and nothing of Mend's.
+    assert_nowhere_under(r.db.path(), b"pw-s3cret");
+}
+
+/// No file under `dir` (the database, run folders, audit, report, screenshots) holds `secret`.
+fn assert_nowhere_under(dir: &Path, secret: &[u8]) {
     let mut files = vec![];
-    collect(r.db.path(), &mut files);
+    collect(dir, &mut files);
+    assert!(!files.is_empty(), "nothing under {}", dir.display());
     for f in files {
         let bytes = std::fs::read(&f).unwrap();
         assert!(
-            !bytes.windows(9).any(|w| w == b"pw-s3cret"),
-            "{} holds the password",
+            !bytes.windows(secret.len()).any(|w| w == secret),
+            "{} holds the secret",
             f.display()
         );
     }
@@ -737,17 +743,7 @@ risk = "write"
     assert_eq!(ops(&ledger), vec!["create"], "{ledger:?}");
     assert_eq!(ledger[0]["fields"]["phone"], "13811112222");
     // Nowhere in Mend's database or run folders.
-    let mut files = vec![];
-    collect(&db, &mut files);
-    assert!(!files.is_empty());
-    for f in files {
-        let bytes = std::fs::read(&f).unwrap();
-        assert!(
-            !bytes.windows(11).any(|w| w == b"13811112222"),
-            "{} holds the secret",
-            f.display()
-        );
-    }
+    assert_nowhere_under(&db, b"13811112222");
     // Deleted again: the next run has nothing to type and says so.
     let out = k
         .command(mend_bin)
