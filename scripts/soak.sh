@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Soak the crash test: `bash scripts/soak.sh N` kills `mend run` N times in each of the five
-# crash tests (5·N kills), each followed by `mend resume`, and checks the ledger every time.
+# Soak the crash test: `bash scripts/soak.sh N` kills `mend run` N times in each of the eight
+# crash tests (two per sample flow: 8·N kills; N=25 is 200), each followed by `mend resume`, and
+# compares the app's ledger with a clean run's, value for value, every time.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 ensure_packages
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
-export MEND_CRASH_ROUNDS="${1:-100}"
-say "crash soak: $MEND_CRASH_ROUNDS kills per test, 5 tests"
+export MEND_CRASH_ROUNDS="${1:-25}"
+say "crash soak: $MEND_CRASH_ROUNDS kills per test, 8 tests (every sample flow twice)"
 cargo nextest run -p mend-cli --test crash --no-fail-fast

@@ -7,7 +7,8 @@ use mend_capture::{Capture, Frame, WindowQuery, XcapCapture};
 use mend_input::EnigoInput;
 use mend_locate::{Locator, Recorded};
 use mend_model::{
-    parse_flow, ErrorCode, Flow, Located, MendError, Point, Rect, Role, Target, TargetSpec,
+    flow_warnings, parse_flow, ErrorCode, Flow, FlowWarning, Located, MendError, Point, Rect, Role,
+    Target, TargetSpec,
 };
 use mend_runner::takeover::{self, Change, Resolution, Takeover, CHANGES, TAKEOVERS};
 use mend_runner::{
@@ -140,6 +141,8 @@ pub struct FlowDoc {
     pub error: Option<MendError>,
     /// 0-based step the error is at, when it is at one.
     pub error_step: Option<usize>,
+    /// Valid, but a crash or a failure after acting at these steps needs a person.
+    pub warnings: Vec<FlowWarning>,
 }
 
 /// Which step a `file:line:col` error points into.
@@ -167,6 +170,7 @@ fn doc_of(file: &str, source: String) -> FlowDoc {
         Ok(f) => FlowDoc {
             file: file.into(),
             source,
+            warnings: flow_warnings(&f),
             flow: Some(f),
             error: None,
             error_step: None,
@@ -177,6 +181,7 @@ fn doc_of(file: &str, source: String) -> FlowDoc {
             source,
             flow: None,
             error: Some(e),
+            warnings: Vec::new(),
         },
     }
 }
@@ -562,6 +567,16 @@ mod tests {
         flow.steps[0].text = Some("${user}".into());
         let saved = save_flow(&s, "login_edit_save.toml", &flow).unwrap();
         assert!(saved.error.is_none(), "{:?}", saved.error);
+        assert!(saved.warnings.is_empty(), "{:?}", saved.warnings);
+        // A write without a verify saves, with a warning at its step.
+        let mut risky = flow.clone();
+        risky.steps[2].verify = None;
+        let doc = save_flow(&s, "login_edit_save.toml", &risky).unwrap();
+        assert!(doc.error.is_none());
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        assert_eq!(doc.warnings[0].step, 2);
+        assert!(doc.warnings[0].message.contains("RESUME_UNVERIFIED"));
+        save_flow(&s, "login_edit_save.toml", &flow).unwrap();
         let again = load_flow(&s, "login_edit_save.toml").unwrap();
         assert_eq!(again.flow.unwrap().steps[0].id.as_deref(), Some("password"));
 

@@ -53,6 +53,20 @@ test("the editor edits a step, saves, and shows a validation error at its step",
   await expect(page.getByTestId("step-2").getByRole("alert")).toContainText("needs a target");
 });
 
+test("a step that a crash would leave unverifiable carries a warning after saving", async ({ page }) => {
+  await page.goto("/");
+  await page.getByTestId("flow-login_edit_save.toml").getByRole("button", { name: "Open" }).click();
+  await expect(page.getByTestId("step-4").getByLabel("target text")).toHaveValue("查询");
+  await expect(page.getByTestId("step-warning-4")).toHaveCount(0);
+  // 查询 made a write step with no verify: it still saves, and the step says what a crash means.
+  await page.getByTestId("step-4").getByLabel("risk").selectOption("write");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("save-status")).toHaveText("saved");
+  await expect(page.getByTestId("step-warning-4")).toContainText("RESUME_UNVERIFIED");
+  await expect(page.getByTestId("step-warning-4")).toContainText("Add a `verify`");
+  await page.getByTestId("step-4").screenshot({ path: `${SHOTS}/studio-step-warning.png` });
+});
+
 test("the run monitor shows a recorded run step by step and its report", async ({ page }) => {
   await page.goto("/");
   await page.getByTestId("flow-login_edit_save.toml").getByRole("button", { name: "Run" }).click();

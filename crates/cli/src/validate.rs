@@ -63,5 +63,9 @@ pub fn run_validate(a: ValidateArgs) -> Result<ExitCode, MendError> {
         flow.steps.len(),
         flow.interrupts.len()
     );
+    // Valid, but a crash or a failure after acting at these steps needs a person: say so now.
+    for w in mend_model::flow_warnings(&flow) {
+        eprintln!("warning: {}: {}", a.flow.display(), w.message);
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,22 +1,28 @@
-//! Crash and resume on real parts: `mend run` of the work-list flow is killed with SIGKILL at a
-//! random moment, then `mend resume` finishes the run. The app's ledger must show every row's
-//! `create` exactly once: zero duplicated and zero missing effects.
+//! Crash and resume on real parts, for every sample flow: `mend run` is killed with SIGKILL at
+//! a random moment (mid-typing included: typing is most of a run), then `mend resume` finishes
+//! the run. The practice app's ledger must then equal a clean run's **value for value** (op,
+//! record and every field, the password's length included): no effect duplicated, none
+//! missing, no field typed twice (`adminadmin`).
 //!
-//! Each test first runs once unkilled to measure a run, then kills inside that span until 10
-//! kills landed mid-run: 5 tests × 10 = 50 in the suite (each test has its own X server, so they run in
-//! parallel). `scripts/soak.sh N` runs the same with N kills per test.
+//! Each test starts a fresh practice app per round, runs the flow once unkilled to learn the
+//! clean ledger and a run's length, then kills inside that span until its quota of kills
+//! landed mid-run. The suite runs 2 seeds × 4 flows × 4 kills; `scripts/soak.sh N` runs N kills
+//! per test (8 tests). Each test has its own X server, so they run in parallel.
 
 use mend_testkit::{repo_root, wait_for, App, Desktop};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+const PASSWORD: &str = "crash-pw";
 
 fn mend(db: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mend"))
         .args(args)
         .arg("--db")
         .arg(db)
+        .env("DESK_PASSWORD", PASSWORD)
         .output()
         .expect("run mend")
 }
@@ -47,75 +53,107 @@ impl Rng {
     }
 }
 
-fn crash_rounds(seed: u64) {
+/// A ledger without its time stamps: what happened, value for value.
+fn effects(app: &App) -> Vec<Value> {
+    app.ledger()
+        .into_iter()
+        .map(|mut e| {
+            e.as_object_mut().unwrap().remove("ts");
+            e
+        })
+        .collect()
+}
+
+/// The ledger once it has `n` lines and stayed unchanged for 400 ms (an extra line, a
+/// duplicated effect, shows up in that time).
+fn settled_effects(app: &App, n: usize) -> Vec<Value> {
+    wait_for(Duration::from_secs(10), || {
+        (app.ledger().len() >= n).then_some(())
+    });
+    let mut last = effects(app);
+    let mut since = Instant::now();
+    wait_for(Duration::from_secs(5), || {
+        let now = effects(app);
+        if now != last {
+            last = now;
+            since = Instant::now();
+        }
+        (since.elapsed() >= Duration::from_millis(400)).then_some(())
+    });
+    last
+}
+
+struct Case {
+    flow: &'static str,
+    screen: &'static str,
+    data: Option<&'static str>,
+}
+
+fn start_run(db: &Path, case: &Case) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mend"));
+    c.arg("run")
+        .arg(repo_root().join("fixtures/flows").join(case.flow))
+        .arg("--db")
+        .arg(db)
+        .env("DESK_PASSWORD", PASSWORD);
+    if let Some(d) = case.data {
+        c.arg("--data")
+            .arg(repo_root().join("fixtures/flows").join(d));
+    }
+    c
+}
+
+fn crash_rounds(case: Case, seed: u64) {
     let rounds: usize = std::env::var("MEND_CRASH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(10);
+        .unwrap_or(4);
     let _d = Desktop::start().expect("desktop");
-    let app = App::start("zh", &[], "main").expect("practice app");
     let db = tempfile::tempdir().unwrap();
-    let flow = repo_root().join("fixtures/flows/new_customers.toml");
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
-    let mut kills = 0;
-    // Round 0 is not killed: it measures how long a run takes, so the kills land inside one.
-    let mut span_ms = 0u64;
-    let mut k = 0;
-    // Until `rounds` kills landed mid-run (a kill after the run ended is no crash).
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (seed * 0x1000_0001) ^ case.flow.len() as u64);
+
+    // The clean run: the ledger every killed-and-resumed run must equal, and how long a run is.
+    let app = App::start("zh", &[], case.screen).expect("practice app");
+    let t0 = Instant::now();
+    let out = start_run(db.path(), &case).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the clean run passes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let span_ms = t0.elapsed().as_millis() as u64;
+    let clean = settled_effects(&app, 1);
+    drop(app);
+    assert!(!clean.is_empty(), "the clean run had an effect");
+    eprintln!(
+        "{}: one run takes {span_ms} ms; clean ledger: {clean:?}",
+        case.flow
+    );
+
+    let (mut kills, mut k, mut redone) = (0, 0, 0);
     while kills < rounds {
         assert!(k <= 3 * rounds, "only {kills} of {k} kills landed mid-run");
-        let name = format!("K{seed}n{k}");
-        let phone = format!("139{seed:02}{k:06}");
-        let csv = db.path().join(format!("row{k}.csv"));
-        std::fs::write(&csv, format!("name,phone,balance\n{name},{phone},{k}.50\n")).unwrap();
-        let before = app.ledger().len();
+        let app = App::start("zh", &[], case.screen).expect("practice app");
         let known = runs(db.path()).len();
-
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
-            .arg("run")
-            .arg(&flow)
-            .arg("--data")
-            .arg(&csv)
-            .arg("--db")
-            .arg(db.path())
+        let mut child = start_run(db.path(), &case)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let at = if k == 0 {
-            let t0 = std::time::Instant::now();
-            assert!(
-                child.wait().unwrap().success(),
-                "the calibration run passes"
-            );
-            span_ms = t0.elapsed().as_millis() as u64;
-            eprintln!("one run takes {span_ms} ms; kills land in 100..{span_ms} ms");
-            span_ms
-        } else {
-            let at = 100 + rng.next((span_ms * 9 / 10).max(200));
-            std::thread::sleep(Duration::from_millis(at));
-            let finished = child.try_wait().unwrap().is_some();
-            child.kill().ok(); // SIGKILL
-            child.wait().unwrap();
-            if !finished {
-                kills += 1;
-            }
-            at
-        };
-
+        let at = 100 + rng.next((span_ms * 9 / 10).max(200));
+        std::thread::sleep(Duration::from_millis(at));
+        let finished = child.try_wait().unwrap().is_some();
+        child.kill().ok(); // SIGKILL
+        child.wait().unwrap();
+        if !finished {
+            kills += 1;
+        }
         let list = runs(db.path());
         if list.len() == known {
             // Killed before the run was even recorded: nothing may have happened yet.
-            assert_eq!(app.ledger().len(), before, "an effect without a run record");
-            let out = Command::new(env!("CARGO_BIN_EXE_mend"))
-                .arg("run")
-                .arg(&flow)
-                .arg("--data")
-                .arg(&csv)
-                .arg("--db")
-                .arg(db.path())
-                .output()
-                .unwrap();
+            assert_eq!(app.ledger().len(), 0, "an effect without a run record");
+            let out = start_run(db.path(), &case).output().unwrap();
             assert_eq!(
                 out.status.code(),
                 Some(0),
@@ -128,59 +166,78 @@ fn crash_rounds(seed: u64) {
             assert_eq!(
                 out.status.code(),
                 Some(0),
-                "round {k}: killed after {at} ms; resume said:\n{}",
+                "{} round {k}: killed after {at} ms; resume said:\n{}",
+                case.flow,
                 String::from_utf8_lossy(&out.stderr)
             );
+            let report = mend(db.path(), &["report", &id, "--json"]);
+            let report = String::from_utf8_lossy(&report.stdout);
+            redone += report.matches("redone:").count() + report.matches("already held").count();
         }
-        let effects = wait_for(Duration::from_secs(10), || {
-            let l = app.ledger();
-            (l.len() > before).then_some(l)
-        })
-        .unwrap_or_default();
-        std::thread::sleep(Duration::from_millis(300));
-        let effects = if app.ledger().len() != effects.len() {
-            app.ledger()
-        } else {
-            effects
-        };
-        let new: Vec<&Value> = effects[before..].iter().collect();
+        let got = settled_effects(&app, clean.len());
         assert_eq!(
-            new.len(),
-            1,
-            "round {k} (killed after {at} ms): expected one create, got {new:?}"
-        );
-        assert_eq!(new[0]["op"], "create");
-        assert_eq!(new[0]["fields"]["name"], name.as_str());
-        assert_eq!(
-            new[0]["fields"]["phone"],
-            phone.as_str(),
-            "round {k}: {new:?}"
+            got, clean,
+            "{} round {k} (killed after {at} ms): the ledger differs from the clean run's",
+            case.flow
         );
         k += 1;
     }
     eprintln!(
-        "{kills} kills mid-run in {} rounds after the calibration",
-        k - 1
+        "{}: {kills} kills mid-run in {k} rounds; {redone} type steps cut short were redone into their field",
+        case.flow
     );
 }
 
+const LOGIN_EDIT_SAVE: Case = Case {
+    flow: "login_edit_save.toml",
+    screen: "login",
+    data: None,
+};
+const LOGIN_SEARCH: Case = Case {
+    flow: "login_search.toml",
+    screen: "login",
+    data: None,
+};
+const DELETE: Case = Case {
+    flow: "delete_with_confirm.toml",
+    screen: "main",
+    data: None,
+};
+const WORK_LIST: Case = Case {
+    flow: "new_customers.toml",
+    screen: "main",
+    data: Some("customers.csv"),
+};
+
 #[test]
-fn crash_and_resume_1() {
-    crash_rounds(1);
+fn crash_and_resume_login_edit_save_1() {
+    crash_rounds(LOGIN_EDIT_SAVE, 1);
 }
 #[test]
-fn crash_and_resume_2() {
-    crash_rounds(2);
+fn crash_and_resume_login_edit_save_2() {
+    crash_rounds(LOGIN_EDIT_SAVE, 2);
 }
 #[test]
-fn crash_and_resume_3() {
-    crash_rounds(3);
+fn crash_and_resume_login_search_1() {
+    crash_rounds(LOGIN_SEARCH, 1);
 }
 #[test]
-fn crash_and_resume_4() {
-    crash_rounds(4);
+fn crash_and_resume_login_search_2() {
+    crash_rounds(LOGIN_SEARCH, 2);
 }
 #[test]
-fn crash_and_resume_5() {
-    crash_rounds(5);
+fn crash_and_resume_delete_with_confirm_1() {
+    crash_rounds(DELETE, 1);
+}
+#[test]
+fn crash_and_resume_delete_with_confirm_2() {
+    crash_rounds(DELETE, 2);
+}
+#[test]
+fn crash_and_resume_work_list_1() {
+    crash_rounds(WORK_LIST, 1);
+}
+#[test]
+fn crash_and_resume_work_list_2() {
+    crash_rounds(WORK_LIST, 2);
 }

@@ -293,6 +293,58 @@ fn rows_pass(lang: &str, variants: &[&str]) {
     assert_eq!(r.summary["steps"].as_array().unwrap().len(), 15);
 }
 
+/// Characters outside the keymap (CJK) are bound to spare keycodes; each must arrive as itself.
+/// With one spare keycode rebound per character, a press still queued in the app was read with
+/// the next character's binding (吴八 arrived as 八八 under load). Two runs in a row, 40 distinct
+/// characters each: more than Xvfb has spare keycodes, and the second run must find its own.
+#[test]
+fn long_chinese_names_arrive_character_for_character() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("name.toml");
+    std::fs::write(
+        &flow,
+        r#"version = 1
+name = "a new customer with a long name"
+[window]
+title = "客户管理系统"
+[[step]]
+action = "click"
+target = { text = "新增", role = "button" }
+verify = { exists = { text = "保存", role = "button" } }
+[[step]]
+action = "type"
+target = { text = "姓名", role = "field" }
+text = "${name}"
+[[step]]
+action = "click"
+target = { text = "保存", role = "button" }
+risk = "write"
+verify = { not_exists = { text = "保存", role = "button" } }
+"#,
+    )
+    .unwrap();
+    let app = App::start("zh", &[], "main").expect("practice app");
+    let db = tempfile::tempdir().unwrap();
+    let names = [
+        "赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨朱秦尤许何吕施张孔曹严华金魏陶姜戚谢邹喻柏水窦章",
+        "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥天地玄黄宇宙洪荒日月盈昃宿列寒来暑往秋收冬藏",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let var = format!("name={name}");
+        let out = mend(db.path(), &["run", flow.to_str().unwrap(), "--var", &var]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ledger = app.wait_ledger(i + 1, Duration::from_secs(10)).unwrap();
+        assert_eq!(ledger[i]["op"], "create");
+        assert_eq!(ledger[i]["fields"]["name"], *name);
+    }
+}
+
 #[test]
 fn rows_zh_baseline() {
     rows_pass("zh", &[]);

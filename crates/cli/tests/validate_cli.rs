@@ -68,3 +68,37 @@ fn regex_like_position(err: &str, name: &str) -> bool {
         matches!((parts.next(), parts.next()), (Some(l), Some(c)) if l.parse::<u32>().is_ok() && c.parse::<u32>().is_ok())
     })
 }
+
+#[test]
+fn a_step_that_cannot_be_redone_safely_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("w.toml");
+    std::fs::write(
+        &p,
+        r#"version = 1
+name = "w"
+[window]
+title = "T"
+[[step]]
+action = "type"
+target = { text = "Notes" }
+text = "x"
+[[step]]
+id = "save"
+action = "click"
+target = { text = "Save", role = "button" }
+risk = "write"
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = validate(&[p.to_str().unwrap()]);
+    assert_eq!(code, 0, "valid, with warnings: {err}");
+    assert!(out.contains("valid"), "{out}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(warnings[0].contains("step 1") && warnings[0].contains("role = \"field\""));
+    assert!(warnings[1].contains("step 2 ('save')") && warnings[1].contains("RESUME_UNVERIFIED"));
+    // The sample flows give none.
+    let (_, _, err) = validate(&[flows().join("login_edit_save.toml").to_str().unwrap()]);
+    assert!(!err.contains("warning"), "{err}");
+}

@@ -10,8 +10,12 @@
 //! into the phone field that way.)
 //!
 //! Keys come from the server's own keymap (ASCII and what the layout has); any other character
-//! (CJK) is bound to a spare keycode first, outside the grab, as enigo does. XTEST on x11rb,
-//! the same stack enigo uses.
+//! (CJK) is bound to a spare keycode first, outside the grab, as enigo does — but each
+//! character to a keycode of its own, taken in turn from every unused keycode, never one
+//! keycode rebound per character. An application translates a key press with the keymap it
+//! holds when it reads the event: rebinding the one spare keycode for the next character while
+//! the previous press is still queued made 吴八 arrive as 八八 under load (the crash test's
+//! value-for-value ledger caught it). XTEST on x11rb, the same stack enigo uses.
 
 use mend_model::{ErrorCode, MendError};
 use x11rb::connection::Connection;
@@ -38,8 +42,20 @@ pub struct X11Keys {
     per: usize,
     syms: Vec<u32>,
     shift: u8,
-    spare: u8,
+    /// Unused keycodes, bound in turn to characters the keymap lacks.
+    spare: Vec<u8>,
+    /// Characters bound so far: keysym → keycode (a keycode is reused only after every other
+    /// spare one was).
+    bound: Vec<(u32, u8)>,
+    next: usize,
+    /// When each spare keycode was last pressed in this run.
+    pressed: std::collections::HashMap<u8, std::time::Instant>,
 }
+
+/// How long a spare keycode keeps its binding after a press before it is bound to another
+/// character (only when a text has more distinct characters outside the keymap than there
+/// are spare keycodes: ~13 on Xvfb's default map).
+const REBIND_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The X keysym of a character: Latin-1 maps to itself, everything else to 0x0100_0000 + code.
 pub fn keysym(c: char) -> u32 {
@@ -68,11 +84,40 @@ impl X11Keys {
                 .map(|i| min + i as u8)
         };
         let shift = code_of(XK_SHIFT_L).ok_or_else(|| x_err("the keymap has no Shift_L"))?;
-        let spare = (0..syms.len() / per.max(1))
+        // Spare keycodes: unused ones but the first (enigo refuses to start without one
+        // unused keycode, and it runs in this process and the next), then those an earlier
+        // run bound to one Unicode character on every level (ours, or enigo's), reused, so
+        // runs do not use up the keymap.
+        let levels = |i: usize| &syms[i * per..(i + 1) * per];
+        let codes = 0..syms.len() / per.max(1);
+        let unused = codes
+            .clone()
             .rev()
-            .find(|&i| syms[i * per..(i + 1) * per].iter().all(|s| *s == 0))
+            .filter(|&i| levels(i).iter().all(|s| *s == 0))
+            .skip(1);
+        let earlier: Vec<usize> = codes
+            .filter(|&i| {
+                let l = levels(i);
+                // The server keeps the first groups only; the rest read back as NoSymbol.
+                (0x0100_0100..=0x0110_ffff).contains(&l[0])
+                    && l.len() >= 2
+                    && l[1] == l[0]
+                    && l.iter().all(|s| *s == l[0] || *s == 0)
+            })
+            .collect();
+        let bound: Vec<(u32, u8)> = earlier
+            .iter()
+            .map(|&i| (levels(i)[0], min + i as u8))
+            .collect();
+        let spare: Vec<u8> = unused
+            .chain(earlier.iter().copied())
             .map(|i| min + i as u8)
-            .ok_or_else(|| x_err("no unused keycode to bind characters outside the keymap"))?;
+            .collect();
+        if spare.is_empty() {
+            return Err(x_err(
+                "no unused keycode to bind characters outside the keymap",
+            ));
+        }
         Ok(X11Keys {
             conn,
             root,
@@ -81,6 +126,9 @@ impl X11Keys {
             syms,
             shift,
             spare,
+            bound,
+            next: 0,
+            pressed: Default::default(),
         })
     }
 
@@ -88,7 +136,9 @@ impl X11Keys {
     fn find(&self, sym: u32) -> Option<(u8, bool)> {
         for level in 0..2.min(self.per) {
             for i in 0..self.syms.len() / self.per {
-                if self.syms[i * self.per + level] == sym && self.min + i as u8 != self.spare {
+                if self.syms[i * self.per + level] == sym
+                    && !self.spare.contains(&(self.min + i as u8))
+                {
                     return Some((self.min + i as u8, level == 1));
                 }
             }
@@ -123,20 +173,40 @@ impl X11Keys {
         Ok(())
     }
 
-    /// Keycode (and shift) for a keysym, binding the spare keycode when the map lacks it.
+    fn note_press(&mut self, code: u8) {
+        if self.spare.contains(&code) {
+            self.pressed.insert(code, std::time::Instant::now());
+        }
+    }
+
+    /// Keycode (and shift) for a keysym, and whether it was bound just now: a character the
+    /// map lacks gets a spare keycode of its own (the least recently bound one).
     fn code_for(&mut self, sym: u32) -> Result<(u8, bool, bool), MendError> {
-        Ok(match self.find(sym) {
-            Some((code, shifted)) => (code, shifted, false),
-            None => {
-                let syms = vec![sym; self.per];
-                self.conn
-                    .change_keyboard_mapping(1, self.spare, self.per as u8, &syms)
-                    .map_err(x_err)?
-                    .check()
-                    .map_err(x_err)?;
-                (self.spare, false, true)
+        if let Some((code, shifted)) = self.find(sym) {
+            return Ok((code, shifted, false));
+        }
+        if let Some(&(_, code)) = self.bound.iter().find(|(s, _)| *s == sym) {
+            return Ok((code, false, false));
+        }
+        let code = self.spare[self.next % self.spare.len()];
+        self.next += 1;
+        // Past the first round, the keycode was pressed in this run: the application may not
+        // have read that press yet. Give it REBIND_GRACE since then before the binding changes.
+        if let Some(at) = self.pressed.get(&code) {
+            let since = at.elapsed();
+            if since < REBIND_GRACE {
+                std::thread::sleep(REBIND_GRACE - since);
             }
-        })
+        }
+        let syms = vec![sym; self.per];
+        self.conn
+            .change_keyboard_mapping(1, code, self.per as u8, &syms)
+            .map_err(x_err)?
+            .check()
+            .map_err(x_err)?;
+        self.bound.retain(|(_, c)| *c != code);
+        self.bound.push((sym, code));
+        Ok((code, false, true))
     }
 
     /// Move the pointer to screen `x, y` and click `button` (1 left, 2 middle, 3 right)
@@ -215,6 +285,7 @@ impl X11Keys {
                 self.fake(KEY_PRESS, self.shift)?;
             }
             self.fake(KEY_PRESS, code)?;
+            self.note_press(code);
             self.fake(KEY_RELEASE, code)?;
             if shifted {
                 self.fake(KEY_RELEASE, self.shift)?;
@@ -250,6 +321,7 @@ impl X11Keys {
                 self.fake(KEY_PRESS, self.shift)?;
             }
             self.fake(KEY_PRESS, code)?;
+            self.note_press(code);
             self.fake(KEY_RELEASE, code)?;
             if shifted {
                 self.fake(KEY_RELEASE, self.shift)?;

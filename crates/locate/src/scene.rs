@@ -1,7 +1,7 @@
 use mend_capture::Frame;
 use mend_model::{MendError, Rect, Role};
 use mend_ocr::{join_lines, Line, OcrEngine, OcrOptions};
-use mend_vision::{find_control_boxes, ControlBox};
+use mend_vision::{background, find_control_boxes, is_ink, luma, ControlBox};
 
 /// A piece of text on screen and the control it sits in, if any.
 #[derive(Debug, Clone)]
@@ -96,28 +96,6 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
         out.extend(split_at_boxes(join_lines(&right, 100.0), boxes));
     }
     out
-}
-
-/// Grey level of a pixel (Rec. 601 weights).
-fn luma(img: &image::RgbaImage, x: i32, y: i32) -> i32 {
-    let p = img.get_pixel(x as u32, y as u32).0;
-    (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
-}
-
-/// The background of `r` (inside the image): its most common grey level.
-fn background(img: &image::RgbaImage, r: Rect) -> i32 {
-    let mut hist = [0u32; 256];
-    for y in r.y..r.bottom() {
-        for x in r.x..r.right() {
-            hist[luma(img, x, y) as usize] += 1;
-        }
-    }
-    (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32
-}
-
-/// Ink: a grey level far from the background.
-fn is_ink(grey: i32, bg: i32) -> bool {
-    (grey - bg).abs() > 80
 }
 
 /// Below this word confidence a control's caption is read a second time (see `window_labels`).

@@ -26,10 +26,15 @@ pub enum ErrorCode {
     LoopDetected,
     /// Resume found a step that may have acted and has no verify condition to tell.
     ResumeUnverified,
+    /// A field to be typed into (on a redo, or with `clear`) could not be emptied: nothing typed.
+    FieldNotCleared,
+    /// Text was typed but the field still shows nothing: it went elsewhere (the app moved its
+    /// focus). The run stops before any later step can commit it.
+    FieldNotFilled,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -49,6 +54,8 @@ impl ErrorCode {
         ErrorCode::InvalidArgument,
         ErrorCode::LoopDetected,
         ErrorCode::ResumeUnverified,
+        ErrorCode::FieldNotCleared,
+        ErrorCode::FieldNotFilled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -72,6 +79,8 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::LoopDetected => "LOOP_DETECTED",
             ErrorCode::ResumeUnverified => "RESUME_UNVERIFIED",
+            ErrorCode::FieldNotCleared => "FIELD_NOT_CLEARED",
+            ErrorCode::FieldNotFilled => "FIELD_NOT_FILLED",
         }
     }
 

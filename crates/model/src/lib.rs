@@ -10,6 +10,7 @@ mod frame;
 mod geometry;
 mod locate;
 mod query;
+mod redo;
 
 pub use error::{ErrorCode, MendError};
 pub use flow::{
@@ -20,3 +21,4 @@ pub use frame::{FrameInfo, WindowInfo};
 pub use geometry::{Point, Rect};
 pub use locate::{Candidate, Located, Role, Strategy, Target};
 pub use query::WindowQuery;
+pub use redo::{flow_warnings, FlowWarning, Redo};

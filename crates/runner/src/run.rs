@@ -11,13 +11,15 @@ use mend_capture::{save_frame, Capture, Frame};
 use mend_input::{parse_keys, Action as Input_, Guard, Input, MouseButton};
 use mend_locate::{Locator, Recorded, Refusal};
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Target, WindowQuery};
-use mend_model::{Check, FlowAction as Action, Risk, Step, TargetSpec};
+use mend_model::{Check, FlowAction as Action, Redo, Risk, Step, TargetSpec};
 use mend_store::{JournalEntry, RunRecord, StepDetail, Store};
 use mend_vision::{Fingerprint, Fingerprinter};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
+
+mod field;
 
 /// What settling compares: the main window's fingerprint (none if it is gone) and the windows.
 type ScreenState = (Option<Fingerprint>, Vec<(u32, String)>);
@@ -153,6 +155,8 @@ pub struct StepSummary {
     pub settle_ms: u64,
     pub code: Option<ErrorCode>,
     pub screenshot: Option<String>,
+    /// What the step said of itself (a failure's reason; how a redo went).
+    pub message: Option<String>,
 }
 
 impl Summary {
@@ -231,6 +235,9 @@ const COMPENSATED: &str = "compensated";
 
 /// How long a type step waits for the clicked field to show it took the focus.
 const FOCUS_WAIT_MS: u64 = 300;
+
+/// How long a field that was empty may take to show the text typed into it.
+const FILLED_WAIT_MS: u64 = 2000;
 
 /// How many times the same action may hit the same control on the same screen in one row.
 const MAX_SAME: u32 = 3;
@@ -771,12 +778,10 @@ impl<'a> Runner<'a> {
         self.send(&first)?;
         if step.action == Action::Type {
             self.await_change(&frame, rect, FOCUS_WAIT_MS);
-            if step.clear {
-                self.send(&Input_::Keys {
-                    keys: parse_keys("ctrl+a")?,
-                })?;
-            }
             let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)?;
+            if step.clear {
+                self.empty_field(&frame, rect, text.chars().count())?;
+            }
             self.type_guarded(lf, &frame, &text)?;
         }
         let _ = self.settle(lf, self.timeout(step));
@@ -999,13 +1004,12 @@ impl<'a> Runner<'a> {
                     return Ok(());
                 }
                 compensate = true;
-            } else if step.risk != Risk::Read {
+            } else if let Redo::NeedsVerify(why) = step.redo() {
                 let e = err(
                     ErrorCode::ResumeUnverified,
                     format!(
-                        "step {} ('{step_id}', {:?}) may have acted before the crash and has no `verify` to tell; look at the application, then finish the step by hand or add a `verify` to the flow",
+                        "step {} ('{step_id}') may have acted before the crash and has no `verify` to tell ({why}); look at the application, then finish the step by hand or add a `verify` to the flow",
                         i + 1,
-                        step.risk
                     ),
                 );
                 let shot = self.screenshot(lf, r, i);
@@ -1044,7 +1048,7 @@ impl<'a> Runner<'a> {
                     // read step whose effect did not show (a click that did not register).
                     let retryable = attempt <= self.opts.max_retries
                         && if f.acted {
-                            step.risk == Risk::Read
+                            !matches!(step.redo(), Redo::NeedsVerify(_))
                                 && matches!(
                                     f.err.code,
                                     ErrorCode::AssertionFailed | ErrorCode::ActionTimeout
@@ -1445,17 +1449,44 @@ impl<'a> Runner<'a> {
             // server delivers it: keys sent at once can reach the old focus (ctrl+a did, in
             // the practice app). Wait until the field shows the click (its caret), briefly.
             self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
-            if step.clear {
-                let all = parse_keys("ctrl+a")?;
-                self.send(&Input_::Keys { keys: all }).map_err(acted)?;
-            }
             if compensate {
                 self.compensate(lf, step, vars)
                     .map_err(|f| Fail { acted: true, ..f })?;
             }
             let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)
                 .map_err(acted)?;
-            self.type_guarded(lf, &frame, &text).map_err(acted)?;
+            // A redo leaves the field holding exactly the text (run/field.rs): read it first,
+            // else empty it and see it empty before typing.
+            let replace = compensate && step.types_into_field();
+            let was_blank = mend_vision::field_is_blank(&frame.image, located.rect);
+            if replace && self.field_holds(&frame, located.rect, &text) {
+                d.message = Some("the field already held the text: not typed again".into());
+            } else {
+                if step.clear || replace {
+                    let emptied = self
+                        .empty_field(&frame, located.rect, text.chars().count())
+                        .map_err(acted)?;
+                    if replace {
+                        d.message = Some(
+                            if emptied {
+                                "redone: the field held other text, emptied before typing"
+                            } else {
+                                "redone: the field was empty"
+                            }
+                            .into(),
+                        );
+                    }
+                }
+                self.type_guarded(lf, &frame, &text).map_err(acted)?;
+                // An empty field that was typed into shows something, or the keys went astray.
+                if step.types_into_field()
+                    && !text.is_empty()
+                    && (was_blank || step.clear || replace)
+                {
+                    self.expect_filled(&frame, located.rect, FILLED_WAIT_MS)
+                        .map_err(acted)?;
+                }
+            }
         }
         d.act_ms = self.clock.now_ms() - t1;
         self.after_act(lf, step, vars, &mut d, at, &what, Some(&located), &h)?;
@@ -1927,6 +1958,7 @@ pub fn summary_from(
                     settle_ms: detail.settle_ms,
                     code,
                     screenshot: detail.screenshot.clone(),
+                    message: detail.message.clone(),
                 },
             );
         }

@@ -95,6 +95,8 @@ pub fn suggestion(code: ErrorCode) -> String {
         ErrorCode::WindowBlocked => "another window is in front: close or answer it, then retry",
         ErrorCode::ResumeUnverified => "check the application: if the step happened, answer done; if not, retry",
         ErrorCode::BreakerOpen => "too many steps failed on this application: look at it, then retry, skip or abort",
+        ErrorCode::FieldNotCleared => "the field would not empty from the keyboard: empty it by hand, then retry; or type the value by hand and answer done",
+        ErrorCode::FieldNotFilled => "the typed text did not show in its field and may have gone to another one: check every field of the form, correct it by hand, then answer done or retry",
         ErrorCode::LoopDetected => "the same action kept repeating on an unchanged screen: do the step by hand (done) or abort",
         _ => "look at the screenshot: retry, do the step by hand (done), skip it, or abort",
     }

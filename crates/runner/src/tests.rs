@@ -42,6 +42,17 @@ struct World {
     steal_after: Option<usize>,
     /// What the finder tells the audit next (a model's answers).
     notes: Vec<String>,
+    /// Each field's content, by label, and the field that has the keyboard focus.
+    fields: BTreeMap<&'static str, String>,
+    field: Option<&'static str>,
+    /// The focused field's content is selected (typing or Delete replaces it).
+    selected: bool,
+    /// The fields know only BackSpace (an owner-drawn field): End, Home, Delete, ctrl+a do nothing.
+    backspace_only: bool,
+    /// The fields ignore every key (a field that cannot be emptied from the keyboard).
+    frozen: bool,
+    /// The app takes the focus away from a clicked field (typed text lands nowhere seen).
+    drops_focus: bool,
     clock: FakeClock,
 }
 
@@ -95,8 +106,26 @@ impl Capture for Desk {
                 0
             }
             + id * 101;
+        // A field's characters as ink: 2 px strokes 4 px apart (the caret is never drawn).
+        let ink: Vec<(Rect, usize)> = controls(&w.screen)
+            .into_iter()
+            .filter(|(_, role, _)| *role == Role::Field && id == MAIN)
+            .map(|(l, _, r)| (r, w.fields.get(l).map_or(0, |t| t.chars().count())))
+            .collect();
         // Flat where the controls are (so a pick finds no stray box), a pattern below it.
         let img = RgbaImage::from_fn(320, 160, |x, y| {
+            let (x_, y_) = (x as i32, y as i32);
+            for (r, n) in &ink {
+                let dx = x_ - r.x - 5;
+                if dx >= 0
+                    && dx < *n as i32 * 4
+                    && dx % 4 < 2
+                    && y_ >= r.y + 5
+                    && y_ < r.bottom() - 5
+                {
+                    return image::Rgba([20, 20, 20, 255]);
+                }
+            }
             if y < 100 {
                 return image::Rgba([230, 230, 230, 255]);
             }
@@ -153,6 +182,10 @@ impl Input for Keyboard {
                 let hit = controls(&w.screen)
                     .into_iter()
                     .find(|(_, _, r)| r.contains(*at));
+                w.field = hit
+                    .filter(|h| h.1 == Role::Field && !w.drops_focus)
+                    .map(|h| h.0);
+                w.selected = false;
                 match hit.map(|h| h.0) {
                     Some("登录") => {
                         w.effects.push("login".into());
@@ -167,6 +200,33 @@ impl Input for Keyboard {
                 let f = w.focus;
                 w.typed.entry(f).or_default().push_str(text);
             }
+            In::Keys { keys } => {
+                use mend_input::Key;
+                let Some(field) = w.field else {
+                    return Ok(());
+                };
+                let only_bs = w.backspace_only;
+                let ctrl = keys.contains(&Key::Ctrl);
+                let shift = keys.contains(&Key::Shift);
+                let content = w.fields.entry(field).or_default().clone();
+                let (content, selected) = match keys.last() {
+                    _ if w.frozen => (content, false),
+                    Some(Key::Backspace) if w.selected => (String::new(), false),
+                    Some(Key::Backspace) => {
+                        let mut c = content;
+                        c.pop();
+                        (c, false)
+                    }
+                    _ if only_bs => (content, false),
+                    Some(Key::Char('a')) if ctrl => (content, true),
+                    Some(Key::Home) if shift => (content, true),
+                    Some(Key::End | Key::Home) => (content, false),
+                    Some(Key::Delete) if w.selected => (String::new(), false),
+                    _ => (content, w.selected),
+                };
+                w.fields.insert(field, content);
+                w.selected = selected;
+            }
             _ => {}
         }
         Ok(())
@@ -180,6 +240,12 @@ impl Input for Keyboard {
         }
         w.inputs.push(In::Type { text: c.into() });
         w.typed.entry(window).or_default().push(c);
+        if let Some(f) = w.field.filter(|_| window == MAIN) {
+            if std::mem::take(&mut w.selected) {
+                w.fields.insert(f, String::new());
+            }
+            w.fields.entry(f).or_default().push(c);
+        }
         let n = w.typed.get(&MAIN).map_or(0, |t| t.chars().count());
         if w.steal_after.is_some_and(|k| n >= k) {
             w.extra.push((OTHER, "Decoy".into()));
@@ -198,11 +264,21 @@ impl Finder for Seer {
         std::mem::take(&mut self.0.borrow_mut().notes)
     }
 
+    /// A field reads as its content (nothing when empty), any other control as its caption.
     fn read_text(&mut self, frame: &Frame, r: Rect) -> Option<String> {
-        controls(&frame.info.monitor)
+        let (l, role, _) = controls(&frame.info.monitor)
             .into_iter()
-            .find(|(_, _, c)| c.contains(r.center()))
-            .map(|(l, _, _)| l.trim().to_string())
+            .find(|(_, _, c)| c.contains(r.center()))?;
+        if role == Role::Field {
+            return self
+                .0
+                .borrow()
+                .fields
+                .get(l)
+                .filter(|t| !t.is_empty())
+                .cloned();
+        }
+        Some(l.trim().to_string())
     }
 
     fn find(&mut self, frame: &Frame, t: &Target, _: &Recorded) -> Result<Located, Refusal> {
@@ -648,10 +724,15 @@ fn a_window_stealing_the_focus_mid_text_gets_nothing() {
 
 /// A run record as a crash would leave it: steps 0 and 1 done, step 2's intent journaled.
 fn crashed_run(b: &Bench, lf: &LoadedFlow) -> String {
+    crashed_at(b, lf, 2)
+}
+
+/// A run record as a crash would leave it: steps before `k` done, step `k`'s intent journaled.
+fn crashed_at(b: &Bench, lf: &LoadedFlow, k: usize) -> String {
     let mut rec = RunRecord::new("r-crash", &lf.flow.name, 1);
     rec.flow_hash = lf.hash.clone();
     b.store.put_run(&rec).unwrap();
-    for step in 0..2 {
+    for step in 0..k {
         for e in [
             JournalEntry::Intent {
                 row: 0,
@@ -676,7 +757,7 @@ fn crashed_run(b: &Bench, lf: &LoadedFlow) -> String {
             "r-crash",
             &JournalEntry::Intent {
                 row: 0,
-                step: 2,
+                step: k,
                 attempt: 1,
                 action: "click".into(),
             },
@@ -722,6 +803,140 @@ fn resume_hands_an_unverifiable_write_to_a_person() {
     assert_eq!(s.exit_code(), 3);
     assert_eq!(s.code, Some(ErrorCode::ResumeUnverified));
     assert!(b.world.borrow().inputs.is_empty());
+}
+
+/// Characters typed, in order (one `Type` input per character).
+fn typed_chars(w: &World) -> String {
+    w.inputs
+        .iter()
+        .filter_map(|i| match i {
+            In::Type { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn resume_does_not_type_again_what_the_field_already_holds() {
+    let b = bench("login");
+    b.world.borrow_mut().fields.insert("用户名", "admin".into());
+    let lf = flow(&b, LOGIN);
+    let id = crashed_at(&b, &lf, 0); // the crash came after the user name was typed
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.fields["用户名"], "admin");
+    assert_eq!(
+        typed_chars(&w),
+        "pw-s3cret",
+        "the user name is not typed twice"
+    );
+    assert_eq!(
+        s.steps[0].message.as_deref(),
+        Some("the field already held the text: not typed again")
+    );
+}
+
+#[test]
+fn resume_with_half_the_text_typed_leaves_exactly_the_text() {
+    for backspace_only in [false, true] {
+        let b = bench("login");
+        {
+            let mut w = b.world.borrow_mut();
+            w.fields.insert("用户名", "adm".into());
+            w.backspace_only = backspace_only;
+        }
+        let lf = flow(&b, LOGIN);
+        let id = crashed_at(&b, &lf, 0); // killed mid-typing
+        let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+        assert_eq!(s.status, "passed", "{s:?}");
+        let w = b.world.borrow();
+        assert_eq!(
+            w.fields["用户名"], "admin",
+            "backspace_only={backspace_only}"
+        );
+        assert_eq!(w.fields["密码"], "pw-s3cret");
+        assert_eq!(w.effects, vec!["login"]);
+    }
+}
+
+#[test]
+fn a_redo_into_a_field_that_cannot_be_emptied_types_nothing_and_pauses() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.fields.insert("用户名", "adm".into());
+        w.frozen = true;
+    }
+    let lf = flow(&b, LOGIN);
+    let id = crashed_at(&b, &lf, 0);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "paused");
+    assert_eq!(s.code, Some(ErrorCode::FieldNotCleared));
+    let w = b.world.borrow();
+    assert_eq!(typed_chars(&w), "");
+    assert_eq!(w.fields["用户名"], "adm");
+    assert!(w.effects.is_empty());
+}
+
+#[test]
+fn clear_empties_the_field_whichever_keys_it_understands() {
+    for backspace_only in [false, true] {
+        let b = bench("login");
+        {
+            let mut w = b.world.borrow_mut();
+            w.fields.insert("用户名", "guest".into());
+            w.backspace_only = backspace_only;
+        }
+        let body = LOGIN.replace("text = \"admin\"", "text = \"admin\"\nclear = true");
+        let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+        assert_eq!(s.status, "passed", "{s:?}");
+        assert_eq!(b.world.borrow().fields["用户名"], "admin");
+    }
+}
+
+#[test]
+fn a_retried_type_replaces_the_field_instead_of_appending() {
+    let b = bench("login");
+    let body = r#"
+[[step]]
+id = "user"
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "admin"
+check = [{ exists = { text = "查询", role = "button" } }]
+timeout_ms = 300
+"#;
+    // The check never holds (the screen stays on login): the step is retried, then fails.
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed));
+    let w = b.world.borrow();
+    assert_eq!(w.fields["用户名"], "admin", "three attempts, one value");
+}
+
+#[test]
+fn resume_hands_a_cut_short_key_chord_to_a_person() {
+    let b = bench("main");
+    let body = r#"
+[[step]]
+action = "assert"
+check = [{ exists = { text = "查询" } }]
+[[step]]
+action = "assert"
+check = [{ exists = { text = "查询" } }]
+[[step]]
+id = "enter"
+action = "key"
+keys = "Return"
+"#;
+    let lf = flow(&b, body);
+    let id = crashed_run(&b, &lf);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.code, Some(ErrorCode::ResumeUnverified));
+    assert!(
+        b.world.borrow().inputs.is_empty(),
+        "the chord is not sent again"
+    );
 }
 
 #[test]
@@ -1089,4 +1304,18 @@ target = { text = "查询", role = "button" }
         .expect("a note line");
     assert_eq!(note["note"]["llm"]["reason"], "same meaning");
     assert_eq!(note["step"], 1);
+}
+
+#[test]
+fn text_that_never_shows_in_its_field_stops_the_run_before_anything_commits() {
+    let b = bench("login");
+    // The application moves its focus away after the click: the keys land nowhere visible.
+    b.world.borrow_mut().drops_focus = true;
+    let (s, _) = go(&b, &flow(&b, LOGIN), vec![], None, |_| {});
+    assert_eq!(s.status, "paused");
+    assert_eq!(s.code, Some(ErrorCode::FieldNotFilled));
+    assert!(
+        b.world.borrow().effects.is_empty(),
+        "the login was never clicked"
+    );
 }

@@ -3,8 +3,10 @@
 
 mod boxes;
 mod fingerprint;
+mod ink;
 mod template;
 
 pub use boxes::{find_control_boxes, ControlBox};
 pub use fingerprint::{Fingerprint, Fingerprinter};
+pub use ink::{background, field_is_blank, is_ink, luma};
 pub use template::{crop, find_template, pixel_diff, TemplateHit, SCALES};

@@ -7,6 +7,7 @@ import type {
   Flow,
   FlowDoc,
   FlowEntry,
+  FlowWarning,
   Progress,
   RunEvent,
   StudioInfo,
@@ -97,12 +98,38 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
     return { error: null, step: null };
   }
 
+  /** The backend's redo rules (crates/model/src/redo.rs), for the steps the mock's flows use. */
+  function warnings(flow: Flow): FlowWarning[] {
+    const out: FlowWarning[] = [];
+    for (const [i, s] of flow.step.entries()) {
+      if (s.verify || ["focus", "wait_for", "assert"].includes(s.action)) continue;
+      const risk = s.risk ?? "read";
+      const why =
+        risk !== "read"
+          ? `a \`${risk}\` step may have committed its effect`
+          : ["key", "scroll", "drag"].includes(s.action)
+            ? `a ${s.action} sent twice acts twice`
+            : s.action === "type" && s.target?.role !== "field"
+              ? "a `type` whose target is not `role = \"field\"` cannot be emptied safely before retyping"
+              : null;
+      if (why) {
+        const id = s.id ?? String(i + 1);
+        out.push({
+          step: i,
+          message: `step ${i + 1} ('${id}'): no \`verify\`, and ${why}; a crash or failure after it acted pauses the run (RESUME_UNVERIFIED) for a person. Add a \`verify\` that tells whether it took effect`,
+        });
+      }
+    }
+    return out;
+  }
+
   const doc = (file: string): FlowDoc => ({
     file,
     source: files[file].source,
     flow: files[file].flow,
     error: null,
     error_step: null,
+    warnings: warnings(files[file].flow),
   });
 
   const backend: MockBackend = {
@@ -128,7 +155,14 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
         files[file] = { source: files[file]?.source ?? "", flow: structuredClone(flow) };
         saved[file] = structuredClone(flow);
       }
-      return ok({ file, source: "", flow: v.error ? null : flow, error: v.error, error_step: v.step });
+      return ok({
+        file,
+        source: "",
+        flow: v.error ? null : flow,
+        error: v.error,
+        error_step: v.step,
+        warnings: v.error ? [] : warnings(flow),
+      });
     },
     createFlow: (file, name, title) => {
       files[file] = { source: "", flow: { version: 1, name, window: { title }, step: [{ action: "focus" }] } };

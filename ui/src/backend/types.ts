@@ -118,6 +118,14 @@ export interface FlowDoc {
   error: BackendError | null;
   /** 0-based step the validation error is at. */
   error_step: number | null;
+  /** Valid, but a crash or a failure after acting at these steps needs a person. */
+  warnings: FlowWarning[];
+}
+
+export interface FlowWarning {
+  /** 0-based step. */
+  step: number;
+  message: string;
 }
 
 export interface Shot {
@@ -187,6 +195,8 @@ export interface StepSummary {
   duration_ms: number;
   code: string | null;
   screenshot: string | null;
+  /** What the step said of itself (a failure's reason; how a redo went). */
+  message?: string | null;
 }
 
 export interface Summary {

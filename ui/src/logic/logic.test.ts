@@ -79,6 +79,17 @@ describe("mock backend", () => {
     expect(b.saved["login_edit_save.toml"]).toBeUndefined();
   });
 
+  it("saves a write without a verify, with a warning at its step", async () => {
+    const b = createMockBackend({ tickMs: 0 });
+    const doc = await b.loadFlow("login_edit_save.toml");
+    expect(doc.warnings).toEqual([]);
+    const risky = updateStep(doc.flow!, 2, { verify: undefined });
+    const saved = await b.saveFlow("login_edit_save.toml", risky);
+    expect(saved.error).toBeNull();
+    expect(saved.warnings.map((w) => w.step)).toEqual([2]);
+    expect(saved.warnings[0].message).toContain("RESUME_UNVERIFIED");
+  });
+
   it("replays the run that pauses, then its takeover resolves", async () => {
     const b = createMockBackend({ tickMs: 0, scenario: "removed" });
     const events: RunEvent[] = [];

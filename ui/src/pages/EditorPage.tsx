@@ -7,6 +7,7 @@ import {
   type BackendError,
   type Check,
   type Flow,
+  type FlowWarning,
   type LocateResult,
   type Risk,
   type Shot,
@@ -78,6 +79,7 @@ function StepCard({
   index,
   selected,
   error,
+  warning,
   onSelect,
   onChange,
   onTarget,
@@ -90,6 +92,7 @@ function StepCard({
   index: number;
   selected: boolean;
   error: BackendError | null;
+  warning: string | null;
   onSelect: () => void;
   onChange: (patch: Partial<Step>) => void;
   onTarget: (patch: Record<string, string | undefined>) => void;
@@ -254,6 +257,11 @@ function StepCard({
           {error.message}
         </p>
       )}
+      {warning && (
+        <p role="note" className="warning step-warning" data-testid={`step-warning-${index}`}>
+          {warning}
+        </p>
+      )}
     </li>
   );
 }
@@ -262,6 +270,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
   const [flow, setFlow] = useState<Flow | null>(null);
   const [selected, setSelected] = useState(0);
   const [error, setError] = useState<{ error: BackendError; step: number | null } | null>(null);
+  const [warnings, setWarnings] = useState<FlowWarning[]>([]);
   const [status, setStatus] = useState<string>("");
   const [shot, setShot] = useState<Shot | null>(null);
   const [located, setLocated] = useState<LocateResult | null>(null);
@@ -273,6 +282,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
       (doc) => {
         setFlow(doc.flow);
         setError(doc.error ? { error: doc.error, step: doc.error_step } : null);
+        setWarnings(doc.warnings ?? []);
       },
       (e) => setError({ error: toBackendError(e), step: null }),
     );
@@ -302,6 +312,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
           setStatus("not saved: the flow is invalid");
         } else {
           setError(null);
+          setWarnings(doc.warnings ?? []);
           setStatus("saved");
         }
       },
@@ -374,6 +385,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
               index={i}
               selected={i === selected}
               error={error && error.step === i ? error.error : null}
+              warning={warnings.find((w) => w.step === i)?.message ?? null}
               onSelect={() => setSelected(i)}
               onChange={(patch) => setFlow(updateStep(flow, i, patch))}
               onTarget={(patch) => setFlow(updateTarget(flow, i, patch))}

@@ -1,0 +1,157 @@
+//! Ink: pixels far from their region's background. Used to tell where unread text is and
+//! whether a field is empty, without reading it (a masked field reads as nothing useful, and
+//! OCR of an empty box is not proof of emptiness).
+
+use image::RgbaImage;
+use mend_model::Rect;
+
+/// Grey level of a pixel (Rec. 601 weights).
+pub fn luma(img: &RgbaImage, x: i32, y: i32) -> i32 {
+    let p = img.get_pixel(x as u32, y as u32).0;
+    (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
+}
+
+/// The background of `r` (inside the image): its most common grey level.
+pub fn background(img: &RgbaImage, r: Rect) -> i32 {
+    let mut hist = [0u32; 256];
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            hist[luma(img, x, y) as usize] += 1;
+        }
+    }
+    (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32
+}
+
+/// Ink: a grey level far from the background.
+pub fn is_ink(grey: i32, bg: i32) -> bool {
+    (grey - bg).abs() > 80
+}
+
+/// Does the field in `r` hold nothing? Looks inside its border (3 px in) for ink, ignoring
+/// rows inked across most of the width (a border or focus line the box included), columns
+/// near either edge inked down nearly all the rows and runs of ink touching the left or right
+/// edge (a vertical border). Empty means no ink at all, or one
+/// run at most 2 px wide: the text caret. Placeholder text, bullets of a masked field and a
+/// single glyph all count as content.
+pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let Some(inner) = r.inflate(-3).intersect(&bounds) else {
+        return false;
+    };
+    if inner.w < 4 || inner.h < 4 {
+        return false;
+    }
+    let bg = background(img, inner);
+    let rows: Vec<i32> = (inner.y..inner.bottom())
+        .filter(|&y| {
+            let n = (inner.x..inner.right())
+                .filter(|&x| is_ink(luma(img, x, y), bg))
+                .count() as i32;
+            n * 5 < inner.w * 4
+        })
+        .collect();
+    // A column inked down nearly all the rows near either edge is a vertical border.
+    let inked: Vec<bool> = (inner.x..inner.right())
+        .map(|x| {
+            let n = rows
+                .iter()
+                .filter(|&&y| is_ink(luma(img, x, y), bg))
+                .count();
+            let edge = x - inner.x < 4 || inner.right() - 1 - x < 4;
+            n > 0 && !(edge && n * 100 > rows.len() * 85)
+        })
+        .collect();
+    // Runs of inked columns as (start, end) offsets, end exclusive.
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, &ink) in inked.iter().chain(std::iter::once(&false)).enumerate() {
+        match (ink, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                runs.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    runs.retain(|&(s, e)| s > 0 && e < inked.len());
+    match runs.as_slice() {
+        [] => true,
+        [(s, e)] => e - s <= 2,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 200×26 field: white inside a 2 px grey sunken border.
+    fn field() -> RgbaImage {
+        RgbaImage::from_fn(200, 26, |x, y| {
+            if x < 2 || y < 2 || x >= 198 || y >= 24 {
+                image::Rgba([128, 128, 128, 255])
+            } else {
+                image::Rgba([255, 255, 255, 255])
+            }
+        })
+    }
+
+    fn ink(img: &mut RgbaImage, x0: u32, w: u32) {
+        for x in x0..x0 + w {
+            for y in 6..20 {
+                img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_field_is_blank_with_or_without_its_caret() {
+        let r = Rect::new(0, 0, 200, 26);
+        let mut f = field();
+        assert!(field_is_blank(&f, r));
+        ink(&mut f, 6, 1);
+        assert!(field_is_blank(&f, r), "a caret is not content");
+        // The box found a little larger than the field: its border inside the inset.
+        let wide = RgbaImage::from_fn(210, 36, |x, y| {
+            if (5..205).contains(&x) && (5..31).contains(&y) {
+                *f.get_pixel(x - 5, y - 5)
+            } else {
+                image::Rgba([212, 208, 200, 255])
+            }
+        });
+        assert!(field_is_blank(&wide, Rect::new(1, 1, 208, 34)));
+    }
+
+    #[test]
+    fn text_a_glyph_or_bullets_are_content() {
+        let r = Rect::new(0, 0, 200, 26);
+        let mut one = field();
+        ink(&mut one, 8, 3);
+        assert!(!field_is_blank(&one, r), "one glyph 3 px wide");
+        let mut glyph_and_caret = field();
+        ink(&mut glyph_and_caret, 8, 1);
+        ink(&mut glyph_and_caret, 11, 1);
+        assert!(!field_is_blank(&glyph_and_caret, r), "an 'l' and the caret");
+        let mut bullets = field();
+        for i in 0..5 {
+            ink(&mut bullets, 8 + i * 9, 6);
+        }
+        assert!(!field_is_blank(&bullets, r));
+    }
+
+    #[test]
+    fn a_dark_field_is_judged_the_same() {
+        let r = Rect::new(0, 0, 200, 26);
+        let mut f = RgbaImage::from_pixel(200, 26, image::Rgba([30, 30, 30, 255]));
+        assert!(field_is_blank(&f, r));
+        for x in 10..40 {
+            for y in 8..18 {
+                if x % 4 != 0 {
+                    f.put_pixel(x, y, image::Rgba([230, 230, 230, 255]));
+                }
+            }
+        }
+        assert!(!field_is_blank(&f, r));
+    }
+}
