@@ -40,11 +40,27 @@ ensure_packages() {
     done
 }
 
+# The UI's npm packages, exactly as ui/package-lock.json pins them (both README commands call this).
+# `npm ci` runs again when node_modules is missing, when package-lock.json changed since the last
+# install, or when an install was cut short: the stamp holds the lock file's hash and is written
+# only after `npm ci` succeeded (and `npm ci` deletes node_modules, the stamp with it, first).
 ensure_ui_deps() {
-    if [[ ! -d "$ROOT/ui/node_modules" ]]; then
-        say "npm ci (ui)"
-        (cd "$ROOT/ui" && npm ci --no-audit --no-fund --loglevel=error)
+    local ui="$ROOT/ui" want
+    local stamp="$ui/node_modules/.mend-npm-ci.stamp"
+    want="$(sha256sum "$ui/package-lock.json" | cut -d' ' -f1)"
+    if [[ -f "$stamp" && "$(<"$stamp")" == "$want" && -x "$ui/node_modules/.bin/tsc" && -x "$ui/node_modules/.bin/vite" ]]; then
+        return 0
     fi
+    if [[ -d "$ui/node_modules" ]]; then
+        say "npm ci (ui): node_modules does not match package-lock.json (changed, or an install was cut short)"
+    else
+        say "npm ci (ui)"
+    fi
+    (cd "$ui" && npm ci --no-audit --no-fund --loglevel=error) || {
+        echo "error: npm ci in ui/ failed; check that the npm registry is reachable, then run the command again" >&2
+        exit 1
+    }
+    echo "$want" >"$stamp"
 }
 
 XVFB_PID=""
