@@ -40,40 +40,84 @@ ensure_packages() {
     done
 }
 
+# The UI's npm packages, exactly as ui/package-lock.json pins them (both README commands call this).
+# `npm ci` runs again when node_modules is missing, when package-lock.json changed since the last
+# install, or when an install was cut short: the stamp holds the lock file's hash and is written
+# only after `npm ci` succeeded (and `npm ci` deletes node_modules, the stamp with it, first).
 ensure_ui_deps() {
-    if [[ ! -d "$ROOT/ui/node_modules" ]]; then
-        say "npm ci (ui)"
-        (cd "$ROOT/ui" && npm ci --no-audit --no-fund --loglevel=error)
+    local ui="$ROOT/ui" want
+    local stamp="$ui/node_modules/.mend-npm-ci.stamp"
+    want="$(sha256sum "$ui/package-lock.json" | cut -d' ' -f1)"
+    if [[ -f "$stamp" && "$(<"$stamp")" == "$want" && -x "$ui/node_modules/.bin/tsc" && -x "$ui/node_modules/.bin/vite" ]]; then
+        return 0
     fi
+    if [[ -d "$ui/node_modules" ]]; then
+        say "npm ci (ui): node_modules does not match package-lock.json (changed, or an install was cut short)"
+    else
+        say "npm ci (ui)"
+    fi
+    (cd "$ui" && npm ci --no-audit --no-fund --loglevel=error) || {
+        echo "error: npm ci in ui/ failed; check that the npm registry is reachable, then run the command again" >&2
+        exit 1
+    }
+    echo "$want" >"$stamp"
 }
 
 XVFB_PID=""
 WM_PID=""
 
-# Start Xvfb on a free display (the server picks it) plus openbox; export DISPLAY.
+DESKTOP_TIMEOUT_SECS="${DESKTOP_TIMEOUT_SECS:-60}"
+
+# The window manager is up when it has claimed the root window's supporting-WM property.
+wm_is_up() { timeout 10 xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; }
+
+# Start Xvfb on a free display (the server picks it and writes its number to -displayfd once it
+# accepts connections) plus openbox; export DISPLAY. On a loaded machine openbox can be slow or
+# fail to start: it is killed and started once more before giving up, all within
+# DESKTOP_TIMEOUT_SECS (default 60). Exits 1 with a message if the desktop does not come up.
 start_desktop() {
-    local dfile
+    local dfile deadline attempt
+    deadline=$((SECONDS + DESKTOP_TIMEOUT_SECS))
     dfile="$(mktemp)"
     Xvfb -displayfd 5 -screen 0 1280x800x24 -nolisten tcp 5>"$dfile" 2>/dev/null &
     XVFB_PID=$!
-    for _ in $(seq 1 100); do
-        [[ -s "$dfile" ]] && break
+    while [[ ! -s "$dfile" ]] && ((SECONDS < deadline)) && kill -0 "$XVFB_PID" 2>/dev/null; do
         sleep 0.1
     done
-    [[ -s "$dfile" ]] || { echo "error: Xvfb did not start" >&2; exit 1; }
+    if [[ ! -s "$dfile" ]]; then
+        rm -f "$dfile"
+        echo "error: Xvfb did not report a display within ${DESKTOP_TIMEOUT_SECS} s (is the xvfb package installed? is the machine overloaded?)" >&2
+        exit 1
+    fi
     export DISPLAY=":$(tr -d '[:space:]' <"$dfile")"
     rm -f "$dfile"
-    openbox --sm-disable >/dev/null 2>&1 &
-    WM_PID=$!
-    for _ in $(seq 1 100); do
-        xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break
-        sleep 0.1
+    for attempt in 1 2; do
+        openbox --sm-disable >/dev/null 2>&1 &
+        WM_PID=$!
+        # The first attempt gets half the time left, the second the rest.
+        local wm_deadline=$((attempt == 1 ? SECONDS + (deadline - SECONDS) / 2 : deadline))
+        until wm_is_up || ((SECONDS >= wm_deadline)) || ! kill -0 "$WM_PID" 2>/dev/null; do
+            sleep 0.2
+        done
+        wm_is_up && break
+        local why="did not come up"
+        kill -0 "$WM_PID" 2>/dev/null || why="exited"
+        kill "$WM_PID" 2>/dev/null || true
+        wait "$WM_PID" 2>/dev/null || true
+        WM_PID=""
+        if ((attempt == 1)); then
+            say "openbox $why on $DISPLAY; starting it once more"
+        else
+            echo "error: openbox $why on $DISPLAY, twice, within ${DESKTOP_TIMEOUT_SECS} s; is the machine overloaded? run the command again, or raise DESKTOP_TIMEOUT_SECS" >&2
+            exit 1
+        fi
     done
     say "desktop on DISPLAY=$DISPLAY (Xvfb $XVFB_PID, openbox $WM_PID)"
 }
 
 stop_desktop() {
-    [[ -n "$WM_PID" ]] && kill "$WM_PID" 2>/dev/null || true
-    [[ -n "$XVFB_PID" ]] && kill "$XVFB_PID" 2>/dev/null || true
+    if [[ -n "$WM_PID" ]]; then kill "$WM_PID" 2>/dev/null || true; fi
+    if [[ -n "$XVFB_PID" ]]; then kill "$XVFB_PID" 2>/dev/null || true; fi
     wait 2>/dev/null || true
+    WM_PID="" XVFB_PID=""
 }

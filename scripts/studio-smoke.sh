@@ -14,6 +14,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/lib.sh" # ensure_ui_deps
 SHOT="$ROOT/docs/screenshots/studio-start.png"
 TITLE="Mend Studio"
 WINDOW_TIMEOUT_SECS="${WINDOW_TIMEOUT_SECS:-60}"
@@ -49,11 +50,8 @@ done
 timeout 10 xwininfo -root >/dev/null 2>&1 || fail "cannot reach X display $DISPLAY"
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+    ensure_ui_deps
     cd "$ROOT/ui"
-    if [[ ! -d node_modules ]]; then
-        step "npm ci"
-        timeout 600 npm ci --no-audit --no-fund || fail "npm ci failed or timed out"
-    fi
     step "npm run build"
     timeout 300 npm run build || fail "UI build failed or timed out"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, starts a private Xvfb + openbox, runs the lints and
-# every test (desktop tests included; each desktop test also starts its own Xvfb), stops it all.
+# every test (desktop tests included; each desktop test also starts its own Xvfb), then the demo
+# headless against the same build, and stops it all.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -36,5 +37,10 @@ bash scripts/studio-smoke.sh
 
 say "studio end to end: the real app through tauri-driver + WebKitWebDriver, beside the practice app"
 bash scripts/studio-e2e.sh
+
+# The README's other command, on a private Xvfb, against the debug build made above: nextest built
+# target/debug/mend, the smoke test ui/dist and mend-studio (a release build would cost minutes).
+say "the demo, headless, against this build"
+MEND_DEMO_PROFILE=debug MEND_DEMO_PREBUILT=1 bash scripts/demo.sh --headless
 
 say "all green in $((SECONDS - started)) s"
