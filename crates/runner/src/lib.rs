@@ -19,10 +19,8 @@ pub mod takeover;
 pub use clock::{Clock, FakeClock, SystemClock};
 pub use edit::{edit_targets, target_line, TargetEdit};
 pub use load::{read_rows, row_vars, substitute, target_of, LoadedFlow, Row};
-pub use report::markdown;
-pub use run::{
-    describe_check, summary_from, Finder, Options, Progress, Runner, StepSummary, Summary, BREAKERS,
-};
+pub use report::{markdown, summary_from, StepSummary, Summary};
+pub use run::{describe_check, Finder, Options, Progress, Runner, BREAKERS};
 
 #[cfg(test)]
 mod tests;

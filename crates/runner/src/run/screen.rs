@@ -1,0 +1,243 @@
+//! Looking at the screen between inputs: waiting for a change or for the window to settle,
+//! checking a step's conditions, and dismissing interrupt windows.
+
+use super::*;
+
+impl Runner<'_> {
+    /// Poll the frame's window until the pixels in `rect` differ from `before`'s, or `max_ms`
+    /// pass (a field that had the focus already shows no change).
+    pub(super) fn await_change(&mut self, before: &Frame, rect: Rect, max_ms: u64) {
+        let Some(id) = before.info.window.as_ref().map(|w| w.id) else {
+            return;
+        };
+        let old = mend_vision::crop(&before.image, rect);
+        let deadline = self.clock.now_ms() + max_ms;
+        while self.clock.now_ms() < deadline {
+            self.clock.sleep_ms(20);
+            let Ok(now) = self.capture.capture_window(id) else {
+                return;
+            };
+            let new = mend_vision::crop(&now.image, rect);
+            if old.as_ref().map(|o| o.as_raw()) != new.as_ref().map(|n| n.as_raw()) {
+                return;
+            }
+        }
+    }
+
+    /// Wait until the screen stops changing: the main window's fingerprint and the set of
+    /// windows unchanged for `quiet_ms`. `ACTION_TIMEOUT` if it never does.
+    pub(super) fn settle(&mut self, lf: &LoadedFlow, timeout: u64) -> Result<(), MendError> {
+        let q = self.main_query(lf)?;
+        let start = self.clock.now_ms();
+        let mut last: Option<ScreenState> = None;
+        let mut since = start;
+        loop {
+            let wins: Vec<(u32, String)> = self
+                .capture
+                .windows()?
+                .into_iter()
+                .map(|w| (w.id, w.title))
+                .collect();
+            let h = self
+                .capture
+                .capture(&q)
+                .ok()
+                .map(|f| self.fp.hash(&f.image));
+            let now = self.clock.now_ms();
+            let same = last.as_ref().is_some_and(|(lh, lw)| {
+                *lw == wins
+                    && match (lh, &h) {
+                        (Some(a), Some(b)) => a.distance(b) <= 1,
+                        (None, None) => true,
+                        _ => false,
+                    }
+            });
+            if same {
+                if now - since >= self.opts.quiet_ms {
+                    return Ok(());
+                }
+            } else {
+                last = Some((h, wins));
+                since = now;
+            }
+            if now - start >= timeout {
+                return Err(err(
+                    ErrorCode::ActionTimeout,
+                    format!("the screen did not settle within {timeout} ms (it kept changing)"),
+                ));
+            }
+            self.clock.sleep_ms(self.opts.poll_ms);
+        }
+    }
+
+    /// Poll checks until all hold; `code` when the timeout passes first.
+    pub(super) fn wait_checks(
+        &mut self,
+        lf: &LoadedFlow,
+        checks: &[Check],
+        vars: &Row,
+        timeout: u64,
+        code: ErrorCode,
+    ) -> Result<(), Fail> {
+        let deadline = self.clock.now_ms() + timeout;
+        loop {
+            let mut failing = None;
+            for c in checks {
+                if !self.check_once(lf, c, vars)? {
+                    failing = Some(c);
+                    break;
+                }
+            }
+            let Some(c) = failing else { return Ok(()) };
+            if self.clock.now_ms() >= deadline {
+                return Err(Fail::from(err(
+                    code,
+                    format!("not true within {timeout} ms: {}", describe_check(c)),
+                )));
+            }
+            self.handle_interrupts(lf, vars)?;
+            self.clock.sleep_ms(self.opts.poll_ms * 4);
+        }
+    }
+
+    /// One look at the screen: does the check hold?
+    pub(super) fn check_once(
+        &mut self,
+        lf: &LoadedFlow,
+        c: &Check,
+        vars: &Row,
+    ) -> Result<bool, MendError> {
+        let exists = |me: &mut Self, t: &TargetSpec| -> Result<Option<Located>, MendError> {
+            let q = me.query_for(lf, t)?;
+            let target = target_of(t, vars)?;
+            let frame = match me.capture.capture(&q) {
+                Ok(f) => f,
+                Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let recorded = Recorded {
+                template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
+            };
+            match me.finder.find(&frame, &target, &recorded) {
+                Ok(l) => Ok(Some(l)),
+                Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok(None),
+                // Two candidates: it exists, whichever it is.
+                Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => Ok(Some(Located {
+                    strategy: mend_model::Strategy::FuzzyOcr,
+                    rect: r.candidates.first().map_or(Rect::default(), |c| c.rect),
+                    screen_box: Rect::default(),
+                    confidence: 0.0,
+                    text: r
+                        .candidates
+                        .first()
+                        .map_or(String::new(), |c| c.text.clone()),
+                    frame_id: frame.info.id,
+                })),
+                Err(r) => Err(r.error),
+            }
+        };
+        match c {
+            Check::Exists(t) => Ok(exists(self, t)?.is_some()),
+            Check::NotExists(t) => Ok(exists(self, t)?.is_none()),
+            Check::WindowTitle(p) => {
+                let q = WindowQuery::title(p)?;
+                Ok(self.capture.windows()?.iter().any(|w| q.matches(w)))
+            }
+            Check::TextMatches { target, pattern } => {
+                let re = regex::Regex::new(pattern).map_err(|e| {
+                    err(
+                        ErrorCode::FlowInvalid,
+                        format!("text_matches pattern '{pattern}': {e}"),
+                    )
+                })?;
+                Ok(exists(self, target)?.is_some_and(|l| re.is_match(&l.text)))
+            }
+        }
+    }
+
+    /// If an interrupt window is up, click its button. Returns whether one was handled.
+    pub(super) fn handle_interrupts(
+        &mut self,
+        lf: &LoadedFlow,
+        _vars: &Row,
+    ) -> Result<bool, MendError> {
+        if lf.flow.interrupts.is_empty() {
+            return Ok(false);
+        }
+        let windows = self.capture.windows()?;
+        for int in &lf.flow.interrupts {
+            let q = WindowQuery::title(&int.window)?;
+            let Some(w) = windows.iter().find(|w| q.matches(w)) else {
+                continue;
+            };
+            let frame = self.capture.capture_window(w.id)?;
+            let target = Target {
+                text: Some(int.click.clone()),
+                role: Role::Button,
+                ..Target::default()
+            };
+            let located = self
+                .finder
+                .find(&frame, &target, &Recorded::default())
+                .map_err(|r| {
+                    err(
+                        r.error.code,
+                        format!(
+                            "interrupt '{}' is up but its '{}' cannot be found: {}",
+                            w.title, int.click, r.error.message
+                        ),
+                    )
+                })?;
+            self.check_guard(lf, &frame)?;
+            let h = self.note_action(usize::MAX, "interrupt", located.screen_box, &frame)?;
+            self.spend(1)?;
+            self.send(&Input_::click(located.screen_box.center()))?;
+            let title = w.title.clone();
+            self.audit(
+                &self.run_id.clone(),
+                0,
+                "interrupt",
+                &format!("interrupt {title}"),
+                Some(located.strategy.as_str()),
+                Some(located.confidence),
+                Some(located.rect),
+                Some(&h),
+                None,
+                0,
+                None,
+            );
+            let p = Progress {
+                row: 0,
+                rows: self.rows,
+                step: 0,
+                steps: 0,
+                id: "interrupt".into(),
+                action: format!("dismiss '{title}'"),
+                status: "interrupt".into(),
+                strategy: Some(located.strategy.as_str().into()),
+                confidence: Some(located.confidence),
+                ms: 0,
+                code: None,
+                message: None,
+                rect: None,
+            };
+            (self.on_progress)(&p);
+            // Wait for it to go away.
+            let deadline = self.clock.now_ms() + self.opts.timeout_ms;
+            while self.capture.windows()?.iter().any(|x| x.id == w.id) {
+                if self.clock.now_ms() >= deadline {
+                    return Err(err(
+                        ErrorCode::ActionTimeout,
+                        format!(
+                            "interrupt '{title}' did not close after '{}' was clicked",
+                            int.click
+                        ),
+                    ));
+                }
+                self.clock.sleep_ms(self.opts.poll_ms);
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}

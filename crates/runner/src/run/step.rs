@@ -1,0 +1,636 @@
+//! One step: wait for and locate its target, guard, spend the budget, journal the intent, act,
+//! settle, check, journal the result; retries by the step's redo rule (model/redo.rs), and a
+//! step cut short by a crash verified or redone on resume.
+
+use super::*;
+
+impl Runner<'_> {
+    /// One step of one row, with retries; or, when `pending` (a crash left its intent without a
+    /// result), verified first.
+    pub(super) fn step(
+        &mut self,
+        lf: &LoadedFlow,
+        run: &str,
+        r: usize,
+        i: usize,
+        vars: &Row,
+        pending: Option<u32>,
+    ) -> Result<(), MendError> {
+        let step = &lf.flow.steps[i];
+        let steps = lf.flow.steps.len();
+        let step_id = step.id.clone().unwrap_or_else(|| format!("{}", i + 1));
+        let base = StepDetail {
+            step_id: step_id.clone(),
+            action: action_name(&step.action),
+            ..StepDetail::default()
+        };
+        let progress = |me: &mut Self,
+                        status: &str,
+                        d: &StepDetail,
+                        strategy: Option<&str>,
+                        code: Option<ErrorCode>| {
+            let p = Progress {
+                row: r,
+                rows: me.rows,
+                step: i,
+                steps,
+                id: step_id.clone(),
+                action: base.action.clone(),
+                status: status.into(),
+                strategy: strategy.map(str::to_string),
+                confidence: d.confidence,
+                ms: d.locate_ms + d.act_ms + d.settle_ms,
+                code,
+                message: d.message.clone(),
+                rect: d.rect,
+            };
+            (me.on_progress)(&p);
+        };
+        progress(self, "start", &base, None, None);
+        // Between steps: dismiss whatever interrupt window is up.
+        self.handle_interrupts(lf, vars)?;
+
+        let mut attempt = pending.unwrap_or(0);
+        let mut compensate = false;
+        if pending.is_some() {
+            let t0 = self.clock.now_ms();
+            if let Some(v) = &step.verify {
+                // Did the step take effect before the crash? Let the screen settle, then look.
+                let _ = self.settle(lf, self.timeout(step));
+                let already = self.check_once(lf, v, vars)?;
+                if already {
+                    let d = StepDetail {
+                        settle_ms: self.clock.now_ms() - t0,
+                        message: Some(
+                            "verified after a crash: it had taken effect, not redone".into(),
+                        ),
+                        ..base.clone()
+                    };
+                    self.journal_result(run, r, i, attempt, None, Some("verified"), d.clone())?;
+                    self.audit(
+                        run,
+                        r,
+                        &step_id,
+                        "verify",
+                        Some("verified"),
+                        None,
+                        None,
+                        None,
+                        None,
+                        d.settle_ms,
+                        None,
+                    );
+                    progress(self, "verified", &d, Some("verified"), None);
+                    return Ok(());
+                }
+                compensate = true;
+            } else if let Redo::NeedsVerify(why) = step.redo() {
+                let e = err(
+                    ErrorCode::ResumeUnverified,
+                    format!(
+                        "step {} ('{step_id}') may have acted before the crash and has no `verify` to tell ({why}); look at the application, then finish the step by hand or add a `verify` to the flow",
+                        i + 1,
+                    ),
+                );
+                let shot = self.screenshot(lf, r, i);
+                let d = StepDetail {
+                    message: Some(e.message.clone()),
+                    screenshot: shot,
+                    ..base.clone()
+                };
+                self.journal_result(run, r, i, attempt, Some(e.code), None, d.clone())?;
+                progress(self, "failed", &d, None, Some(e.code));
+                return Err(e);
+            } else {
+                compensate = true;
+            }
+        }
+        loop {
+            attempt += 1;
+            let at = At {
+                run,
+                row: r,
+                step: i,
+                attempt,
+            };
+            let t0 = self.clock.now_ms();
+            match self.attempt(lf, step, vars, Some(at), compensate) {
+                Ok((located, mut d)) => {
+                    d.step_id = step_id.clone();
+                    d.action = base.action.clone();
+                    let strategy = located.as_ref().map(|l| l.strategy.as_str());
+                    self.journal_result(run, r, i, attempt, None, strategy, d.clone())?;
+                    progress(self, "passed", &d, strategy, None);
+                    return Ok(());
+                }
+                Err(f) => {
+                    // Before any input, a retryable refusal may be tried again; after input, only a
+                    // read step whose effect did not show (a click that did not register).
+                    let retryable = attempt <= self.opts.max_retries
+                        && if f.acted {
+                            !matches!(step.redo(), Redo::NeedsVerify(_))
+                                && matches!(
+                                    f.err.code,
+                                    ErrorCode::AssertionFailed | ErrorCode::ActionTimeout
+                                )
+                        } else {
+                            // A control or window that is not there was already waited for.
+                            f.err.code.is_retryable()
+                                && !matches!(
+                                    f.err.code,
+                                    ErrorCode::LocatorNotFound | ErrorCode::WindowNotFound
+                                )
+                        };
+                    let mut d = StepDetail {
+                        message: Some(f.err.message.clone()),
+                        locate_ms: self.clock.now_ms() - t0,
+                        ..base.clone()
+                    };
+                    if !retryable {
+                        d.screenshot = match &f.frame {
+                            Some(fr) => self.save_shot(fr, r, i),
+                            None => self.screenshot(lf, r, i),
+                        };
+                        if !f.candidates.is_empty() {
+                            let _ = std::fs::write(
+                                self.run_dir
+                                    .join(format!("candidates-r{}-s{}.json", r + 1, i + 1)),
+                                serde_json::to_string_pretty(&f.candidates).unwrap_or_default(),
+                            );
+                        }
+                    }
+                    if !retryable {
+                        self.last_failure = Some((d.screenshot.clone(), f.candidates.clone()));
+                    }
+                    self.journal_result(run, r, i, attempt, Some(f.err.code), None, d.clone())?;
+                    self.audit(
+                        run,
+                        r,
+                        &step_id,
+                        &base.action,
+                        None,
+                        None,
+                        None,
+                        None,
+                        Some(f.err.code),
+                        d.locate_ms,
+                        d.screenshot.clone(),
+                    );
+                    if !retryable {
+                        progress(self, "failed", &d, None, Some(f.err.code));
+                        return Err(f.err);
+                    }
+                    progress(self, "retry", &d, None, Some(f.err.code));
+                    compensate = f.acted;
+                }
+            }
+        }
+    }
+
+    pub(super) fn timeout(&self, step: &Step) -> u64 {
+        step.timeout_ms.unwrap_or(self.opts.timeout_ms)
+    }
+
+    pub(super) fn main_query(&self, lf: &LoadedFlow) -> Result<WindowQuery, MendError> {
+        let mut q = WindowQuery::title(&lf.flow.window.title)?;
+        q.class = lf.flow.window.class.clone();
+        Ok(q)
+    }
+
+    pub(super) fn query_for(
+        &self,
+        lf: &LoadedFlow,
+        spec: &TargetSpec,
+    ) -> Result<WindowQuery, MendError> {
+        match &spec.window {
+            Some(t) => WindowQuery::title(t),
+            None => self.main_query(lf),
+        }
+    }
+
+    pub(super) fn guard(&self, lf: &LoadedFlow) -> Result<Guard, MendError> {
+        let mut allow = vec![self.main_query(lf)?];
+        for t in &lf.flow.window.allow {
+            allow.push(WindowQuery::title(t)?);
+        }
+        for int in &lf.flow.interrupts {
+            allow.push(WindowQuery::title(&int.window)?);
+        }
+        Ok(Guard::new(allow))
+    }
+
+    /// The guard on the frame the target was located in.
+    pub(super) fn check_guard(&self, lf: &LoadedFlow, frame: &Frame) -> Result<(), MendError> {
+        let window = frame
+            .info
+            .window
+            .as_ref()
+            .ok_or_else(|| err(ErrorCode::WindowNotFound, "the frame has no window"))?;
+        self.guard(lf)?
+            .check(self.capture.foreground()?.as_ref(), window)
+    }
+
+    pub(super) fn spend(&mut self, n: u32) -> Result<(), MendError> {
+        if self.actions + n > self.opts.budget {
+            return Err(err(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the run's action budget ({}) is spent; raise --budget if the flow really needs more",
+                    self.opts.budget
+                ),
+            ));
+        }
+        self.actions += n;
+        Ok(())
+    }
+
+    /// The same action on the same control on the same screen, again and again, is a loop.
+    pub(super) fn note_action(
+        &mut self,
+        row: usize,
+        what: &str,
+        at: Rect,
+        frame: &Frame,
+    ) -> Result<Fingerprint, MendError> {
+        let h = self.fp.hash(&frame.image);
+        let n = self
+            .seen
+            .entry((row, what.to_string(), at, h.clone()))
+            .or_insert(0);
+        *n += 1;
+        if *n > MAX_SAME {
+            return Err(err(
+                ErrorCode::LoopDetected,
+                format!(
+                    "'{what}' at {},{} on an unchanged screen for the {}th time; stopping instead of looping",
+                    at.x, at.y, n
+                ),
+            ));
+        }
+        Ok(h)
+    }
+
+    pub(super) fn send(&mut self, a: &Input_) -> Result<(), MendError> {
+        self.input.perform(a)
+    }
+
+    /// Locate a target, waiting (and dismissing interrupts) while it is not there yet.
+    pub(super) fn locate_wait(
+        &mut self,
+        lf: &LoadedFlow,
+        spec: &TargetSpec,
+        vars: &Row,
+        timeout: u64,
+    ) -> Result<(Frame, Located), Fail> {
+        let q = self.query_for(lf, spec)?;
+        let target = target_of(spec, vars)?;
+        let recorded = Recorded {
+            template: spec
+                .crop
+                .as_ref()
+                .and_then(|c| lf.templates.get(c).cloned()),
+        };
+        let deadline = self.clock.now_ms() + timeout;
+        loop {
+            let frame = self.capture.capture(&q);
+            let r = match frame {
+                Ok(f) => match self.finder.find(&f, &target, &recorded) {
+                    Ok(l) => return Ok((f, l)),
+                    Err(refusal) => Fail {
+                        err: refusal.error,
+                        acted: false,
+                        frame: Some(Box::new(f)),
+                        candidates: refusal.candidates,
+                    },
+                },
+                Err(e) => Fail::from(e),
+            };
+            let waitable = matches!(
+                r.err.code,
+                ErrorCode::LocatorNotFound | ErrorCode::WindowNotFound
+            );
+            if !waitable || self.clock.now_ms() >= deadline {
+                return Err(r);
+            }
+            self.handle_interrupts(lf, vars)?;
+            self.clock.sleep_ms(self.opts.poll_ms * 4);
+        }
+    }
+
+    /// Locate, guard (dismissing an interrupt that blocks), note the action; the frame and the
+    /// control to act on.
+    pub(super) fn locate_guarded(
+        &mut self,
+        lf: &LoadedFlow,
+        spec: &TargetSpec,
+        vars: &Row,
+        timeout: u64,
+        row: usize,
+        what: &str,
+    ) -> Result<(Frame, Located, Fingerprint), Fail> {
+        let mut tries = 0;
+        loop {
+            let (frame, located) = self.locate_wait(lf, spec, vars, timeout)?;
+            match self.check_guard(lf, &frame) {
+                Ok(()) => {
+                    let h = self.note_action(row, what, located.screen_box, &frame)?;
+                    return Ok((frame, located, h));
+                }
+                Err(e) if e.code == ErrorCode::WindowBlocked && tries < 2 => {
+                    tries += 1;
+                    if !self.handle_interrupts(lf, vars)? {
+                        return Err(Fail {
+                            err: e,
+                            acted: false,
+                            frame: Some(Box::new(frame)),
+                            candidates: vec![],
+                        });
+                    }
+                }
+                Err(e) => {
+                    return Err(Fail {
+                        err: e,
+                        acted: false,
+                        frame: Some(Box::new(frame)),
+                        candidates: vec![],
+                    })
+                }
+            }
+        }
+    }
+
+    /// Type one character at a time, the guard checked before each: a window that steals the
+    /// focus mid-text receives nothing.
+    pub(super) fn type_guarded(
+        &mut self,
+        lf: &LoadedFlow,
+        frame: &Frame,
+        text: &str,
+    ) -> Result<(), MendError> {
+        let total = text.chars().count();
+        let window = frame
+            .info
+            .window
+            .as_ref()
+            .map(|w| w.id)
+            .ok_or_else(|| err(ErrorCode::WindowNotFound, "the frame has no window"))?;
+        let stopped = |n: usize, e: MendError| {
+            err(
+                e.code,
+                format!(
+                    "typing stopped after {n} of {total} characters: {}",
+                    e.message
+                ),
+            )
+        };
+        self.check_guard(lf, frame).map_err(|e| stopped(0, e))?;
+        for (n, c) in text.chars().enumerate() {
+            // The backend checks the focus and sends the key atomically: a window that takes
+            // the focus mid-text gets nothing.
+            self.input.type_into(window, c).map_err(|e| stopped(n, e))?;
+        }
+        Ok(())
+    }
+
+    /// One attempt at a step (or a compensation step when `at` is `None`: no journal).
+    pub(super) fn attempt(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+        at: Option<At>,
+        compensate: bool,
+    ) -> Result<(Option<Located>, StepDetail), Fail> {
+        let timeout = self.timeout(step);
+        let t0 = self.clock.now_ms();
+        let row = at.map_or(usize::MAX, |a| a.row);
+        let mut d = StepDetail::default();
+        // Undo a half-done attempt first; for `type`, after focusing the field (below).
+        if compensate && step.action != Action::Type {
+            self.compensate(lf, step, vars)?;
+        }
+        let what = action_name(&step.action);
+        match step.action {
+            Action::WaitFor | Action::Assert => {
+                self.intent(at, &what)?;
+                // An assertion may wait for a slow screen as long as the step's timeout;
+                // what differs from wait_for is the code when it never holds.
+                let code = if step.action == Action::Assert {
+                    ErrorCode::AssertionFailed
+                } else {
+                    ErrorCode::ActionTimeout
+                };
+                self.wait_checks(lf, &step.check, vars, timeout, code)?;
+                d.settle_ms = self.clock.now_ms() - t0;
+                return Ok((None, d));
+            }
+            Action::Focus => {
+                self.intent(at, &what)?;
+                let q = self.main_query(lf)?;
+                let deadline = self.clock.now_ms() + timeout;
+                loop {
+                    let w = self.capture.find_window(&q)?;
+                    if self.capture.foreground()?.is_some_and(|f| f.id == w.id) {
+                        break;
+                    }
+                    if self.clock.now_ms() >= deadline {
+                        return Err(Fail::from(err(
+                            ErrorCode::WindowBlocked,
+                            format!(
+                                "'{}' did not come to the front within {timeout} ms",
+                                w.title
+                            ),
+                        )));
+                    }
+                    self.handle_interrupts(lf, vars)?;
+                    self.clock.sleep_ms(self.opts.poll_ms);
+                }
+                d.settle_ms = self.clock.now_ms() - t0;
+                return Ok((None, d));
+            }
+            Action::Key => {
+                let keys = parse_keys(step.keys.as_deref().unwrap_or_default())?;
+                let q = self.main_query(lf)?;
+                let frame = self.capture.capture(&q)?;
+                if let Err(e) = self.check_guard(lf, &frame) {
+                    if !(e.code == ErrorCode::WindowBlocked && self.handle_interrupts(lf, vars)?) {
+                        return Err(e.into());
+                    }
+                    self.check_guard(lf, &frame)?;
+                }
+                let h = self.note_action(row, &what, frame.info.bounds(), &frame)?;
+                self.spend(1)?;
+                self.intent(at, &what)?;
+                let t1 = self.clock.now_ms();
+                self.send(&Input_::Keys { keys }).map_err(|e| Fail {
+                    acted: true,
+                    ..Fail::from(e)
+                })?;
+                d.act_ms = self.clock.now_ms() - t1;
+                self.after_act(lf, step, vars, &mut d, at, &what, None, &h)?;
+                return Ok((None, d));
+            }
+            _ => {}
+        }
+        let spec = step.target.as_ref().ok_or_else(|| {
+            Fail::from(err(
+                ErrorCode::FlowInvalid,
+                format!("{what} needs a target"),
+            ))
+        })?;
+        let located_at = self.locate_guarded(lf, spec, vars, timeout, row, &what);
+        self.audit_notes(at);
+        let (frame, located, h) = located_at?;
+        d.locate_ms = self.clock.now_ms() - t0;
+        if let Some(a) = at.filter(|a| self.opts.record && a.row == 0) {
+            let pixels = mend_vision::crop(&frame.image, located.rect);
+            self.recorded.insert(a.step, (located.rect, pixels));
+        }
+        d.confidence = Some(located.confidence);
+        d.rect = Some(located.rect);
+        let c = located.screen_box.center();
+        let drop_at = match (&step.action, &step.to) {
+            (Action::Drag, Some(to)) => {
+                let (_, l) = self.locate_wait(lf, to, vars, timeout)?;
+                Some(l.screen_box.center())
+            }
+            _ => None,
+        };
+        self.spend(1)?;
+        self.intent(at, &what)?;
+        let t1 = self.clock.now_ms();
+        let acted = |e: MendError| Fail {
+            err: e,
+            acted: true,
+            frame: None,
+            candidates: vec![],
+        };
+        let first = match step.action {
+            Action::Click | Action::Type => Input_::click(c),
+            Action::DoubleClick => Input_::Click {
+                at: c,
+                button: MouseButton::Left,
+                count: 2,
+            },
+            Action::RightClick => Input_::Click {
+                at: c,
+                button: MouseButton::Right,
+                count: 1,
+            },
+            Action::Scroll => Input_::Scroll {
+                at: c,
+                lines: step.lines.unwrap_or(1),
+            },
+            Action::Drag => Input_::Drag {
+                from: c,
+                to: drop_at.unwrap_or(c),
+            },
+            _ => unreachable!("targetless actions returned above"),
+        };
+        self.send(&first).map_err(acted)?;
+        if step.action == Action::Type {
+            // The application moves its keyboard focus when it handles the click, not when the
+            // server delivers it: keys sent at once can reach the old focus (ctrl+a did, in
+            // the practice app). Wait until the field shows the click (its caret), briefly.
+            self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
+            if compensate {
+                self.compensate(lf, step, vars)
+                    .map_err(|f| Fail { acted: true, ..f })?;
+            }
+            let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)
+                .map_err(acted)?;
+            // A redo leaves the field holding exactly the text (run/field.rs): read it first,
+            // else empty it and see it empty before typing.
+            let replace = compensate && step.types_into_field();
+            let was_blank = mend_vision::field_is_blank(&frame.image, located.rect);
+            if replace && self.field_holds(&frame, located.rect, &text) {
+                d.message = Some("the field already held the text: not typed again".into());
+            } else {
+                if step.clear || replace {
+                    let emptied = self
+                        .empty_field(&frame, located.rect, text.chars().count())
+                        .map_err(acted)?;
+                    if replace {
+                        d.message = Some(
+                            if emptied {
+                                "redone: the field held other text, emptied before typing"
+                            } else {
+                                "redone: the field was empty"
+                            }
+                            .into(),
+                        );
+                    }
+                }
+                self.type_guarded(lf, &frame, &text).map_err(acted)?;
+                // An empty field that was typed into shows something, or the keys went astray.
+                if step.types_into_field()
+                    && !text.is_empty()
+                    && (was_blank || step.clear || replace)
+                {
+                    self.expect_filled(&frame, located.rect, FILLED_WAIT_MS)
+                        .map_err(acted)?;
+                }
+            }
+        }
+        d.act_ms = self.clock.now_ms() - t1;
+        self.after_act(lf, step, vars, &mut d, at, &what, Some(&located), &h)?;
+        Ok((Some(located), d))
+    }
+
+    /// Settle, then the step's own checks; one audit line for the action.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn after_act(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+        d: &mut StepDetail,
+        at: Option<At>,
+        what: &str,
+        located: Option<&Located>,
+        frame_hash: &Fingerprint,
+    ) -> Result<(), Fail> {
+        let timeout = self.timeout(step);
+        let t2 = self.clock.now_ms();
+        let settled = self.settle(lf, timeout);
+        d.settle_ms = self.clock.now_ms() - t2;
+        let code = settled.as_ref().err().map(|e| e.code);
+        if let Some(a) = at {
+            self.audit(
+                a.run,
+                a.row,
+                &step.id.clone().unwrap_or_else(|| format!("{}", a.step + 1)),
+                what,
+                located.map(|l| l.strategy.as_str()),
+                located.map(|l| l.confidence),
+                located.map(|l| l.rect),
+                Some(frame_hash),
+                code,
+                d.locate_ms + d.act_ms + d.settle_ms,
+                None,
+            );
+        }
+        settled.map_err(|e| Fail {
+            acted: true,
+            ..Fail::from(e)
+        })?;
+        if !step.check.is_empty() {
+            self.wait_checks(lf, &step.check, vars, timeout, ErrorCode::AssertionFailed)
+                .map_err(|f| Fail { acted: true, ..f })?;
+        }
+        Ok(())
+    }
+
+    /// Run a step's compensation steps (no journal of their own: they belong to the step).
+    pub(super) fn compensate(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+    ) -> Result<(), Fail> {
+        for c in &step.compensation {
+            self.attempt(lf, c, vars, None, false)?;
+        }
+        Ok(())
+    }
+}
