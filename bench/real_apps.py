@@ -59,6 +59,9 @@ def run_case(test_bin, app, look, task, results_file):
         log = p.stdout.decode(errors="replace")
     except subprocess.TimeoutExpired as e:
         log = (e.stdout or b"").decode(errors="replace") + "\n(harness: time limit)"
+    case_dir = OUT / "cases" / f"{app}-{look}-{task}"
+    case_dir.mkdir(parents=True, exist_ok=True)
+    (case_dir / "harness.log").write_text(log)
     lines = results_file.read_text().splitlines() if results_file.exists() else []
     if len(lines) > before:
         return json.loads(lines[-1])
@@ -82,9 +85,11 @@ def cell(r):
 
 
 def steps_done(r):
-    n = len(r.get("steps") or [])
+    """Steps passed / steps in the flow."""
+    flow = CORPUS / r["app"] / f"{r['task']}.toml"
+    n = len(tomllib.loads(flow.read_text()).get("step", [])) if flow.exists() else 0
     ok = sum(1 for s in r.get("steps") or [] if s["status"] == "passed")
-    return f"{ok}/{n}" if n else "—"
+    return f"{ok}/{n}"
 
 
 def markdown(results, command):

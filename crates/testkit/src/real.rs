@@ -569,33 +569,9 @@ fn snapshot(app: &RealApp, effect: &Effect) -> Before {
 
 /// Judge the effect: its state and, for anything not done, why.
 fn judge_effect(app: &mut RealApp, effect: &Effect, before: &Before) -> (EffectState, Vec<String>) {
-    let mut why = vec![];
     match (effect, before) {
         (Effect::Files { want, ignore }, Before::Files(b)) => {
-            let a = files_snapshot(&app.work);
-            let (mut done, mut none) = (0, 0);
-            for (name, text) in want {
-                let got = a.get(name).map(|s| norm(s));
-                if got.as_deref() == Some(&norm(text)) {
-                    done += 1;
-                } else if a.get(name) == b.get(name) {
-                    none += 1;
-                } else {
-                    why.push(format!("{name} holds {:?}", got.unwrap_or_default()));
-                }
-            }
-            for name in a.keys().chain(b.keys()) {
-                if want.contains_key(name) || ignore.iter().any(|s| name.ends_with(s.as_str())) {
-                    continue;
-                }
-                if a.get(name) != b.get(name) && !why.iter().any(|w| w.starts_with(name)) {
-                    why.push(match a.get(name) {
-                        Some(t) => format!("{name} written: {:?}", norm(t)),
-                        None => format!("{name} removed"),
-                    });
-                }
-            }
-            state(why, done, none, want.len())
+            judge_files(want, ignore, b, &files_snapshot(&app.work))
         }
         (
             Effect::Reg {
@@ -613,59 +589,114 @@ fn judge_effect(app: &mut RealApp, effect: &Effect, before: &Before) -> (EffectS
                     vec!["wine reg query read nothing".into()],
                 );
             }
-            let (mut done, mut none) = (0, 0);
-            let mut wanted = vec![];
-            for w in want {
-                let path = format!("{}\\{}", w.key, w.name);
-                let got = a.get(&path).cloned();
-                let data = got
-                    .as_deref()
-                    .map(|g| g.split_once(' ').map(|x| x.1).unwrap_or(""));
-                if data == Some(w.data.as_str()) {
-                    done += 1;
-                } else if got == b.get(&path).cloned() {
-                    none += 1;
-                } else {
-                    why.push(format!("{path} = {:?}", got.unwrap_or_default()));
-                }
-                wanted.push(path.to_lowercase());
-            }
-            for path in a.keys().chain(b.keys()) {
-                let lower = path.to_lowercase();
-                if a.get(path) == b.get(path)
-                    || wanted.contains(&lower)
-                    || ignore.iter().any(|i| lower.contains(&i.to_lowercase()))
-                {
-                    continue;
-                }
-                if may_change
-                    .iter()
-                    .any(|k| lower.starts_with(&format!("{}\\", k.to_lowercase())))
-                    && done == want.len()
-                {
-                    continue;
-                }
-                let s = format!(
-                    "{path}: {:?} → {:?}",
-                    b.get(path).cloned().unwrap_or_default(),
-                    a.get(path).cloned().unwrap_or_default()
-                );
-                if !why.contains(&s) {
-                    why.push(s);
-                }
-            }
-            state(why, done, none, want.len())
+            judge_reg(want, may_change, ignore, b, &a)
         }
-        (Effect::Display { want, partial }, _) => match read_display(app) {
-            None => (
-                EffectState::Unreadable,
-                vec!["the display's copy gave nothing".into()],
-            ),
-            Some(v) if v == *want => (EffectState::Done, why),
-            Some(v) if partial.contains(&v) => (EffectState::None, vec![format!("display {v}")]),
-            Some(v) => (EffectState::Wrong, vec![format!("display shows {v}")]),
-        },
+        (Effect::Display { want, partial }, _) => judge_display(want, partial, read_display(app)),
         _ => (EffectState::Unreadable, vec!["no snapshot".into()]),
+    }
+}
+
+/// Files before → after: each wanted file holds its text (done) or is as it was (none);
+/// anything else, and any other file written or removed, is wrong.
+fn judge_files(
+    want: &BTreeMap<String, String>,
+    ignore: &[String],
+    b: &BTreeMap<String, String>,
+    a: &BTreeMap<String, String>,
+) -> (EffectState, Vec<String>) {
+    let mut why = vec![];
+    let (mut done, mut none) = (0, 0);
+    for (name, text) in want {
+        let got = a.get(name).map(|s| norm(s));
+        if got.as_deref() == Some(&norm(text)) {
+            done += 1;
+        } else if a.get(name) == b.get(name) {
+            none += 1;
+        } else {
+            why.push(format!("{name} holds {:?}", got.unwrap_or_default()));
+        }
+    }
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for name in names {
+        if want.contains_key(name) || ignore.iter().any(|s| name.ends_with(s.as_str())) {
+            continue;
+        }
+        if a.get(name) != b.get(name) {
+            why.push(match a.get(name) {
+                Some(t) => format!("{name} written: {:?}", norm(t)),
+                None => format!("{name} removed"),
+            });
+        }
+    }
+    state(why, done, none, want.len())
+}
+
+/// Registry values before → after (`KEY\name` → `TYPE data`).
+fn judge_reg(
+    want: &[RegValue],
+    may_change: &[String],
+    ignore: &[String],
+    b: &BTreeMap<String, String>,
+    a: &BTreeMap<String, String>,
+) -> (EffectState, Vec<String>) {
+    let mut why = vec![];
+    let (mut done, mut none) = (0, 0);
+    let mut wanted = vec![];
+    for w in want {
+        let path = format!("{}\\{}", w.key, w.name);
+        let got = a.get(&path).cloned();
+        let data = got
+            .as_deref()
+            .map(|g| g.split_once(' ').map(|x| x.1).unwrap_or(""));
+        if data == Some(w.data.as_str()) {
+            done += 1;
+        } else if got == b.get(&path).cloned() {
+            none += 1;
+        } else {
+            why.push(format!("{path} = {:?}", got.unwrap_or_default()));
+        }
+        wanted.push(path.to_lowercase());
+    }
+    let paths: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for path in paths {
+        let lower = path.to_lowercase();
+        if a.get(path) == b.get(path)
+            || wanted.contains(&lower)
+            || ignore.iter().any(|i| lower.contains(&i.to_lowercase()))
+        {
+            continue;
+        }
+        // Values written together with the wanted one (only when it was written right).
+        if done == want.len()
+            && may_change
+                .iter()
+                .any(|k| lower.starts_with(&format!("{}\\", k.to_lowercase())))
+        {
+            continue;
+        }
+        why.push(format!(
+            "{path}: {:?} → {:?}",
+            b.get(path).cloned().unwrap_or_default(),
+            a.get(path).cloned().unwrap_or_default()
+        ));
+    }
+    state(why, done, none, want.len())
+}
+
+/// A display read after the run: the wanted value, a harmless partial one, or wrong.
+fn judge_display(
+    want: &str,
+    partial: &[String],
+    read: Option<String>,
+) -> (EffectState, Vec<String>) {
+    match read {
+        None => (
+            EffectState::Unreadable,
+            vec!["the display's copy gave nothing".into()],
+        ),
+        Some(v) if v == want => (EffectState::Done, vec![]),
+        Some(v) if partial.contains(&v) => (EffectState::None, vec![format!("display {v}")]),
+        Some(v) => (EffectState::Wrong, vec![format!("display shows {v}")]),
     }
 }
 
@@ -938,6 +969,123 @@ mod tests {
         );
         assert_eq!(verdict(true, Some(0), None, E::None), "failed");
         assert_eq!(verdict(false, Some(0), None, E::Unreadable), "failed");
+    }
+
+    fn map(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
+        kv.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_file_judge_tells_done_nothing_and_wrong() {
+        use EffectState as E;
+        let want = map(&[("copy.txt", "Invoice 4711")]);
+        let before = map(&[("draft.txt", "Invoice 4711\n")]);
+        let judge =
+            |after: &[(&str, &str)]| judge_files(&want, &[".bck".into()], &before, &map(after)).0;
+        let draft = ("draft.txt", "Invoice 4711\n");
+        assert_eq!(judge(&[draft, ("copy.txt", "Invoice 4711\r\n")]), E::Done);
+        assert_eq!(judge(&[draft]), E::None);
+        assert_eq!(
+            judge(&[draft, ("copy.txt", "Invoice 4711x")]),
+            E::Wrong,
+            "other text"
+        );
+        assert_eq!(judge(&[draft, ("copy.txt", "")]), E::Wrong, "empty file");
+        assert_eq!(
+            judge(&[draft, ("draft.txt.txt", "Invoice 4711")]),
+            E::Wrong,
+            "another name"
+        );
+        assert_eq!(
+            judge(&[("draft.txt", "changed"), ("copy.txt", "Invoice 4711")]),
+            E::Wrong,
+            "the original changed too"
+        );
+        assert_eq!(judge(&[]), E::Wrong, "the original removed");
+        assert_eq!(
+            judge(&[draft, ("copy.txt", "Invoice 4711"), ("copy.txt.bck", "x")]),
+            E::Done,
+            "an editor's backup is ignored"
+        );
+        // A negative task wants nothing: no change is no effect, any change is wrong.
+        let none = BTreeMap::new();
+        let empty = map(&[("answer.txt", "")]);
+        assert_eq!(judge_files(&none, &[], &empty, &empty).0, E::None);
+        assert_eq!(
+            judge_files(&none, &[], &empty, &map(&[("answer.txt", "Delete All\n")])).0,
+            E::Wrong
+        );
+    }
+
+    #[test]
+    fn the_registry_judge_tells_done_nothing_and_wrong() {
+        use EffectState as E;
+        let key = "HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Windows NT\\CurrentVersion";
+        let want = vec![RegValue {
+            key: key.into(),
+            name: "ProductName".into(),
+            data: "Microsoft Windows XP".into(),
+        }];
+        let may = vec![key.to_string()];
+        let ign = vec!["\\Fonts\\".to_string()];
+        let pn = format!("{key}\\ProductName");
+        let cv = format!("{key}\\CurrentVersion");
+        let before = BTreeMap::from([
+            (pn.clone(), "REG_SZ Microsoft Windows 7".to_string()),
+            (cv.clone(), "REG_SZ 6.1".to_string()),
+        ]);
+        let after = |p: &str, v: &str| {
+            BTreeMap::from([
+                (pn.clone(), format!("REG_SZ {p}")),
+                (cv.clone(), format!("REG_SZ {v}")),
+            ])
+        };
+        let judge = |a| judge_reg(&want, &may, &ign, &before, &a).0;
+        assert_eq!(judge(after("Microsoft Windows XP", "5.2")), E::Done);
+        assert_eq!(judge(before.clone()), E::None);
+        assert_eq!(
+            judge(after("Microsoft Windows 8", "6.2")),
+            E::Wrong,
+            "another version"
+        );
+        assert_eq!(
+            judge(after("Microsoft Windows 7", "5.2")),
+            E::Wrong,
+            "a value of the key changed without the wanted one"
+        );
+        let mut other = after("Microsoft Windows XP", "5.2");
+        other.insert(
+            "HKEY_CURRENT_USER\\Software\\Wine\\X11 Driver\\Decorated".into(),
+            "REG_SZ N".into(),
+        );
+        assert_eq!(judge(other), E::Wrong, "a setting not asked for");
+        let mut cache = after("Microsoft Windows XP", "5.2");
+        cache.insert(
+            "HKEY_CURRENT_USER\\Software\\Wine\\Fonts\\Cache\\x".into(),
+            "REG_SZ y".into(),
+        );
+        assert_eq!(judge(cache), E::Done, "Wine's own caches are ignored");
+    }
+
+    #[test]
+    fn the_display_judge_tells_a_wrong_key() {
+        use EffectState as E;
+        let partial = vec!["0".to_string(), "1".into(), "12".into(), "7".into()];
+        assert_eq!(judge_display("19", &partial, Some("19".into())).0, E::Done);
+        assert_eq!(judge_display("19", &partial, Some("12".into())).0, E::None);
+        assert_eq!(
+            judge_display("19", &partial, Some("20".into())).0,
+            E::Wrong,
+            "1 2 + 8 ="
+        );
+        assert_eq!(
+            judge_display("19", &partial, Some("12.".into())).0,
+            E::Wrong,
+            "the '.' key"
+        );
+        assert_eq!(judge_display("19", &partial, None).0, E::Unreadable);
     }
 
     #[test]
