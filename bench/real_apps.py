@@ -15,7 +15,8 @@ display) and appends its outcome to a JSON-lines file read here. Verdicts:
 Writes out/real-apps/results.json and results.md; --write-benchmarks puts the table into
 BENCHMARKS.md between the real-apps markers.
 
-Usage: real_apps.py --test-bin BIN [--apps a,b] [--looks l1,l2] [--tasks t1,t2] [--write-benchmarks]
+Usage: real_apps.py --test-bin BIN [--apps a,b] [--looks l1,l2] [--tasks t1,t2] [--resume]
+                    [--write-benchmarks]
 """
 import argparse
 import collections
@@ -130,6 +131,8 @@ def main():
     p.add_argument("--looks")
     p.add_argument("--tasks")
     p.add_argument("--write-benchmarks", action="store_true")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the verdicts in results.json; run the cases missing there (or harness failures)")
     p.add_argument("--command", default="bash scripts/real-apps.sh")
     a = p.parse_args()
     pick = lambda s: set(s.split(",")) if s else None
@@ -143,10 +146,21 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     raw = OUT / "outcomes.jsonl"
     raw.unlink(missing_ok=True)
+    kept = {}
+    if a.resume and (OUT / "results.json").exists():
+        for r in json.loads((OUT / "results.json").read_text()):
+            if not (r["why"] and r["why"][0].startswith("harness:")):
+                kept[(r["app"], r["look"], r["task"])] = r
     results = []
     t_start = time.monotonic()
     for n, (app, look, task) in enumerate(cases, 1):
+        if (app, look, task) in kept:
+            results.append(kept[(app, look, task)])
+            continue
         r = run_case(a.test_bin, app, look, task, raw)
+        if r["why"] and r["why"][0].startswith("harness:"):
+            # No verdict at all (the desktop or the app did not come up under load): once more.
+            r = run_case(a.test_bin, app, look, task, raw)
         results.append(r)
         (OUT / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1))
         eta = (time.monotonic() - t_start) / n * (len(cases) - n)

@@ -7,6 +7,7 @@
 #
 #   bash scripts/real-apps.sh                               # the whole matrix (~30–45 min)
 #   bash scripts/real-apps.sh --apps xcalc --looks default  # a slice (--tasks too)
+#   bash scripts/real-apps.sh --resume                      # keep the verdicts so far, run the rest
 #
 # Results: out/real-apps/results.json and results.md; a whole run also writes the table into
 # BENCHMARKS.md between the real-apps markers. Exit 1 when any case did a wrong action.
@@ -32,6 +33,8 @@ for line in sys.stdin:
 write=(--write-benchmarks)
 for a in "$@"; do
     [[ "$a" == --apps || "$a" == --looks || "$a" == --tasks ]] && write=()
+    [[ "$a" == --resume ]] && cmd_flags=1
 done
-cmd="bash scripts/real-apps.sh${*:+ $*}"
+cmd="bash scripts/real-apps.sh"
+[[ -z "${cmd_flags:-}" ]] && cmd="bash scripts/real-apps.sh${*:+ $*}"
 python3 bench/real_apps.py --test-bin "$test_bin" --command "$cmd" "${write[@]}" "$@"

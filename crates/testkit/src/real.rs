@@ -338,6 +338,29 @@ pub fn find_window(regex: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Every window's id and title (WM_NAME / _NET_WM_NAME), for error messages.
+fn window_names() -> Vec<String> {
+    let out = Command::new("xdotool")
+        .args(["search", "--name", "."])
+        .stderr(Stdio::null())
+        .output();
+    out.map(|o| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|id| {
+                let name = Command::new("xdotool")
+                    .args(["getwindowname", id])
+                    .stderr(Stdio::null())
+                    .output()
+                    .map(|n| String::from_utf8_lossy(&n.stdout).trim().to_string())
+                    .unwrap_or_default();
+                format!("{id} {name}")
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
 /// A real app on the current desktop, in one look; stopped on drop (its process group, and
 /// the Wine server of its prefix).
 pub struct RealApp {
@@ -428,9 +451,12 @@ impl RealApp {
         match wait_for(timeout, || find_window(title)) {
             Some(id) => me.window_id = id,
             None => bail!(
-                "{} ({}) showed no window titled /{title}/ within {timeout:?}; its log: {}",
+                "{} ({}) showed no window titled /{title}/ within {timeout:?} (process {}; \
+                 windows: {:?}); its log: {}",
                 app.name,
                 look.name,
+                if me.running() { "running" } else { "gone" },
+                window_names(),
                 std::fs::read_to_string(case.join("app.log"))
                     .unwrap_or_default()
                     .chars()
