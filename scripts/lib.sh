@@ -19,6 +19,9 @@ DEBIAN_PACKAGES=(
     libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev webkit2gtk-driver libssl-dev file
     # browser tests of the studio UI (Playwright drives Debian's Chromium; it downloads none)
     chromium
+    # the real-app corpus (fixtures/real-apps): Win32 under Wine, Athena, Motif, GTK 3, a terminal
+    # form; xsel reads a calculator's copied display, locales builds the Chinese look's locale
+    wine wine64 x11-apps nedit mousepad xterm dialog xsel locales
 )
 
 say() { echo "==> $*"; }

@@ -1,0 +1,111 @@
+//! The real-app corpus (`fixtures/real-apps`): third-party apps nobody here wrote — Win32 under
+//! Wine, Athena, Motif, GTK 3, a terminal form — each started on a private Xvfb + openbox in a
+//! look imposed from outside, driven by `mend run` on a flow written by its labels, and judged
+//! from outside the app (the file it saved, the registry value it set, the calculator display
+//! read through its own copy command). This is a slice that runs in the test command; the
+//! whole matrix (every app × look × task) is `bash scripts/real-apps.sh`, which runs
+//! `corpus_case` once per case.
+//!
+//! The rule every case asserts: **no wrong action**. A refusal with a code is acceptable
+//! today; a wrong file, a wrong value, a wrong button pressed fails the test.
+
+use mend_testkit::real::{self, Outcome};
+use mend_testkit::Desktop;
+use std::io::Write;
+use std::path::PathBuf;
+
+fn case(app: &str, look: &str, task: &str) -> Outcome {
+    let _desktop = Desktop::start().expect("desktop");
+    let spec = real::load_app(app).expect("corpus app");
+    // The scorer passes the `mend` it built (MEND_BIN): the shared target dir's may be rebuilt
+    // from another branch meanwhile.
+    let mend = std::env::var_os("MEND_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_mend")));
+    let o = real::run_case(&mend, &spec, look, task)
+        .unwrap_or_else(|e| panic!("{app}/{look}/{task}: {e:#}"));
+    eprintln!("{}", serde_json::to_string_pretty(&o).unwrap());
+    o
+}
+
+/// No wrong effect, and the run either completed or was refused with a stable code.
+fn completed_or_refused(o: &Outcome) {
+    assert_ne!(
+        o.verdict, "wrong",
+        "{}/{}/{}: a wrong action: {:?}",
+        o.app, o.look, o.task, o.why
+    );
+    assert!(
+        o.verdict == "completed" || o.verdict == "refused",
+        "{}/{}/{}: {} (exit {:?}, code {:?}, effect {:?} {:?})\n{}",
+        o.app,
+        o.look,
+        o.task,
+        o.verdict,
+        o.exit,
+        o.code,
+        o.effect,
+        o.why,
+        o.stderr_tail
+    );
+    if o.verdict == "refused" {
+        assert!(o.code.as_deref().is_some_and(|c| !c.is_empty()));
+    }
+}
+
+/// Negative: the flow names "Delete", the box offers "Delete All" and "Cancel". Refused, and
+/// nothing pressed (xmessage prints the button it got).
+#[test]
+fn xmessage_lookalike_is_refused() {
+    let o = case("xmessage", "default", "decoy_delete");
+    assert_eq!(o.verdict, "refused", "{o:?}");
+}
+
+/// Athena keypad, one-glyph keys: a key pressed wrong shows on the display.
+#[test]
+fn xcalc_add_no_wrong_key() {
+    completed_or_refused(&case("xcalc", "default", "add"));
+}
+
+/// Win32 under Wine: Save As through the app's menu and the common file dialog.
+#[test]
+fn notepad_save_as_no_wrong_file() {
+    completed_or_refused(&case("notepad", "default", "save_as"));
+}
+
+/// A terminal form: the answer file holds exactly the typed fields, or nothing.
+#[test]
+fn dialog_form_no_wrong_answer() {
+    completed_or_refused(&case("dialog", "default", "form"));
+}
+
+/// GTK 3 at 1.5× text: Save As through the GTK file chooser.
+#[test]
+fn mousepad_dpi150_save_as_no_wrong_file() {
+    completed_or_refused(&case("mousepad", "dpi150", "save_as"));
+}
+
+/// One case of the matrix, named by `MEND_REAL_APPS_CASE=app/look/task` (the scorer,
+/// `bench/real_apps.py`, runs this once per case, each in a process and on a desktop of its
+/// own, and reads the outcome appended to `MEND_REAL_APPS_OUT`). Without them: the Motif
+/// editor's replace dialog on its default look.
+#[test]
+fn corpus_case() {
+    let name = std::env::var("MEND_REAL_APPS_CASE").unwrap_or("nedit/default/replace".into());
+    let parts: Vec<&str> = name.split('/').collect();
+    assert_eq!(
+        parts.len(),
+        3,
+        "MEND_REAL_APPS_CASE=app/look/task, not {name}"
+    );
+    let o = case(parts[0], parts[1], parts[2]);
+    if let Some(out) = std::env::var_os("MEND_REAL_APPS_OUT") {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(out)
+            .expect("results file");
+        writeln!(f, "{}", serde_json::to_string(&o).unwrap()).unwrap();
+    }
+    completed_or_refused(&o);
+}
