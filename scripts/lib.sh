@@ -10,6 +10,8 @@ DEBIAN_PACKAGES=(
     # desktop and OCR
     xvfb openbox xdotool x11-utils imagemagick tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim
     fonts-wqy-microhei python3-tk
+    # real apps of the image suite's screenshots (xcalc, xmessage, xfontsel) and their bitmap fonts
+    x11-apps xfonts-base xfonts-75dpi
     # ${secret:NAME} from the OS keyring: the Secret Service on a session bus (GNOME Keyring in tests)
     dbus gnome-keyring libdbus-1-dev
     # building the engine (tesseract, xcap, enigo link these)

@@ -365,7 +365,8 @@ fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {
 
 /// A line box much wider than its characters explain holds text OCR did not return.
 fn too_wide(l: &SeenLabel) -> bool {
-    let h = l.line.h.max(1) as f64;
+    // A glyph's ink box can be a pixel tall ('-'): measure at least a small text's height.
+    let h = l.line.h.max(8) as f64;
     let expected: f64 = l
         .text
         .chars()
@@ -436,12 +437,12 @@ fn resolve(
             );
             let (kind, factor) = if loose {
                 (role, 1.0)
-            } else if role.accepts(seen) {
+            } else if role.accepts(seen) && (role != Role::Button || holds_caption(l)) {
                 (seen, 1.0)
-            } else if role == Role::Button && seen == Role::Label {
-                // An unframed caption for a button is allowed (flat, owner-drawn), at a cost.
-                (seen, 0.9)
             } else {
+                // Text outside any frame, a speck, a glyph inside another control: never a
+                // button. A click there is a wrong action (issue 13: "+" answered a 3×3 box on
+                // the "." key); a refusal lets a person pick.
                 return None;
             };
             Some(Candidate {
@@ -452,6 +453,19 @@ fn resolve(
             })
         }
     }
+}
+
+/// A button is a framed box of a control's size that holds its caption: not a speck, not a
+/// panel, and most of the caption's line inside the frame, not only its centre (a bevel read
+/// as "[" may widen the line past the frame a little).
+fn holds_caption(l: &SeenLabel) -> bool {
+    let Some(c) = &l.control else {
+        return false;
+    };
+    let r = c.rect;
+    let control_sized = r.w.min(r.h) >= 12 && r.h <= 90 && r.w <= 16 * r.h;
+    let inside = r.intersect(&l.line).map_or(0, |i| i.area());
+    control_sized && r.contains(l.line.center()) && inside * 10 >= l.line.area() * 6
 }
 
 /// The input field right of a label (same row), else just below it.

@@ -1,6 +1,6 @@
 use mend_capture::Frame;
 use mend_model::{MendError, Rect, Role};
-use mend_ocr::{join_lines, Line, OcrEngine, OcrOptions};
+use mend_ocr::{join_lines, GlyphRead, Line, OcrEngine, OcrOptions, Word};
 use mend_vision::{background, find_control_boxes, is_ink, luma, ControlBox};
 
 /// A piece of text on screen and the control it sits in, if any.
@@ -98,6 +98,68 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
     out
 }
 
+/// The ink of a framed control's caption, from its pixels alone.
+#[derive(Debug, Clone)]
+struct CaptionInk {
+    /// Bounding box of the caption's ink.
+    rect: Rect,
+    /// Runs of inked columns: the glyph count for fonts that space their glyphs.
+    groups: usize,
+    /// The connected pieces of ink (8-connected), as boxes.
+    parts: Vec<Rect>,
+    /// The control's background grey.
+    bg: u8,
+}
+
+/// A caption this short is read on its own as one character or one word: one or two glyphs,
+/// no wider than two text heights (one ideograph splits into several groups; a word is wider).
+fn is_short(ink: &CaptionInk, text_h: i32) -> bool {
+    ink.groups <= 2 && ink.rect.w <= 2 * ink.rect.h.max(text_h)
+}
+
+/// Glyphs whose shape says what they are, whatever OCR makes of them. A dot (a few pixels
+/// square, well under the text height) is "."; one flat bar is "-"; two flat bars stacked are
+/// "=". OCR alone reads a bitmap font's 3×3 dot as "+" — and "+" on the keypad then
+/// answered the "." key (issue 13).
+fn glyph_shape(ink: &CaptionInk, text_h: i32) -> Option<&'static str> {
+    let small = |v: i32| v as f64 <= 0.4 * text_h as f64;
+    let bar =
+        |p: &Rect| p.h <= 2.max(text_h / 5) && p.w as f64 >= 0.3 * text_h as f64 && p.w >= 2 * p.h;
+    match ink.parts.as_slice() {
+        [p] if small(p.w) && small(p.h) && p.w <= 2 * p.h && p.h <= 2 * p.w => Some("."),
+        [p] if bar(p) => Some("-"),
+        [a, b] if bar(a) && bar(b) && (a.x - b.x).abs() <= 1 && (a.w - b.w).abs() <= 1 => Some("="),
+        _ => None,
+    }
+}
+
+/// Whether one glyph read by OCR can be that ink: a letter, digit or "+" is not a speck, and a
+/// digit or an operator drawn in one stroke is one piece of ink (÷ read as "+" is three).
+fn plausible(read: &str, ink: &CaptionInk, text_h: i32) -> bool {
+    let mut cs = read.chars();
+    match (cs.next(), cs.next()) {
+        (Some(c), None) if c.is_alphanumeric() || "+*#%&@$?!".contains(c) => {
+            let one_stroke = c.is_ascii_digit() || "+-*()/".contains(c);
+            (!one_stroke || ink.parts.len() == 1)
+                && ink.rect.w.max(ink.rect.h) as f64 >= 0.45 * text_h as f64
+        }
+        (Some(c), None) if "-()/".contains(c) => ink.parts.len() == 1,
+        _ => true,
+    }
+}
+
+/// The usual height of the window's text: the median line of surely read words, which sizes
+/// the upscale of short captions and tells a dot from a letter.
+fn text_height(lines: &[Line]) -> Option<i32> {
+    let mut hs: Vec<i32> = lines
+        .iter()
+        .filter(|l| l.conf >= 70.0 && l.text.chars().filter(|c| c.is_alphanumeric()).count() >= 2)
+        .map(|l| l.rect.h)
+        .collect();
+    hs.sort_unstable();
+    hs.get(hs.len() / 2).copied()
+}
+
 /// Below this word confidence a control's caption is read a second time (see `window_labels`).
 const DOUBTFUL: f32 = 60.0;
 
@@ -105,6 +167,9 @@ const DOUBTFUL: f32 = 60.0;
 fn weakest(lines: &[Line]) -> f32 {
     lines.iter().map(|l| l.conf).fold(100.0, f32::min)
 }
+
+/// A one-glyph reading below this confidence is no reading (a guess between look-alikes).
+const SHORT_MIN_CONF: f32 = 50.0;
 
 /// Reads around one place: smaller area, so a larger upscale is cheap.
 pub const REGION_OCR: OcrOptions = OcrOptions {
@@ -158,9 +223,11 @@ impl<'a> Scene<'a> {
             .map(|l| {
                 let c = l.rect.center();
                 // The smallest framed box holding the text's centre: a button, not its panel.
+                // (A glyph's area is tiny: measure a caption at least a text height square.)
+                let area = l.rect.area().max(i64::from(l.rect.h.max(10)).pow(2));
                 let control = boxes
                     .iter()
-                    .filter(|b| b.rect.contains(c) && b.rect.area() < 40 * l.rect.area().max(1))
+                    .filter(|b| b.rect.contains(c) && b.rect.area() < 40 * area)
                     .min_by_key(|b| b.rect.area())
                     .cloned();
                 SeenLabel {
@@ -190,9 +257,22 @@ impl<'a> Scene<'a> {
         if let Some(l) = &self.window_labels {
             return Ok(l.clone());
         }
-        let mut lines = ocr.read_lines(&self.frame.image, self.bounds(), WINDOW_OCR)?;
+        let lines = ocr.read_lines(&self.frame.image, self.bounds(), WINDOW_OCR)?;
+        let text_h = text_height(&lines);
         let boxes = self.boxes().to_vec();
+        // Cut lines that run across frames first, so what a frame's own read replaces is
+        // exactly what was read inside it (a keypad row reads as one line "7 )(ceze}( ac").
+        let mut lines = split_at_boxes(lines, &boxes);
         for b in boxes.iter().filter(|b| b.rect.h <= 60) {
+            // One or two glyphs: read as such, on their own. The whole-window pass makes words
+            // of neighbouring keys or nothing of them; what it said inside this frame goes.
+            let ink = self.caption_ink(b.rect);
+            let th = text_h.unwrap_or(b.rect.h * 2 / 5);
+            if let Some(ink) = ink.as_ref().filter(|i| i.groups == 1 && is_short(i, th)) {
+                lines.retain(|l| !b.rect.contains(l.rect.center()));
+                lines.extend(self.read_short(ocr, ink, th)?);
+                continue;
+            }
             // Read every framed control on its own, upscaled: mixed captions such as 登录(L)
             // come back garbled from the whole-window pass. The crop's reading wins.
             let opts = line_ocr(b.rect.h);
@@ -209,6 +289,19 @@ impl<'a> Scene<'a> {
                     own = again;
                 }
             }
+            // Two glyphs the line read missed, doubts or read in part ("2" of x²): read them as
+            // one word. Nothing sure from either is no caption: the window pass's words for
+            // this frame go too.
+            if let Some(ink) = ink.filter(|i| is_short(i, th)) {
+                lines.retain(|l| !b.rect.contains(l.rect.center()));
+                let chars: usize = own
+                    .iter()
+                    .map(|l| l.text.chars().filter(|c| !c.is_whitespace()).count())
+                    .sum();
+                if own.is_empty() || weakest(&own) < DOUBTFUL || chars < ink.groups {
+                    own = self.read_short(ocr, &ink, th)?;
+                }
+            }
             if !own.is_empty() {
                 lines.retain(|l| !b.rect.contains(l.rect.center()));
                 lines.extend(own);
@@ -217,6 +310,146 @@ impl<'a> Scene<'a> {
         let labels = self.attach(lines);
         self.window_labels = Some(labels.clone());
         Ok(labels)
+    }
+
+    /// The caption's ink inside framed box `b`: the interior less its border (rows or columns
+    /// inked across most of it are frame or bevel lines, and pieces touching the interior's
+    /// edge are a rounded frame's corners), cut into connected pieces.
+    fn caption_ink(&self, b: Rect) -> Option<CaptionInk> {
+        let inner = b.inflate(-3).clamp_to(&self.bounds())?;
+        if inner.w < 4 || inner.h < 4 {
+            return None;
+        }
+        let img = &self.frame.image;
+        let bg = background(img, inner);
+        let (w, h) = (inner.w as usize, inner.h as usize);
+        let mut ink: Vec<bool> = (0..w * h)
+            .map(|i| {
+                let (x, y) = ((i % w) as i32 + inner.x, (i / w) as i32 + inner.y);
+                is_ink(luma(img, x, y), bg)
+            })
+            .collect();
+        for y in 0..h {
+            if (0..w).filter(|&x| ink[y * w + x]).count() * 10 >= w * 6 {
+                (0..w).for_each(|x| ink[y * w + x] = false);
+            }
+        }
+        for x in 0..w {
+            if (0..h).filter(|&y| ink[y * w + x]).count() * 10 >= h * 6 {
+                (0..h).for_each(|y| ink[y * w + x] = false);
+            }
+        }
+        let mut seen = vec![false; w * h];
+        let mut parts = Vec::new();
+        let mut cols = vec![false; w];
+        for start in 0..w * h {
+            if !ink[start] || seen[start] {
+                continue;
+            }
+            seen[start] = true;
+            let mut stack = vec![start];
+            let mut pixels = Vec::new();
+            while let Some(i) = stack.pop() {
+                pixels.push(i);
+                let (x, y) = ((i % w) as i32, (i / w) as i32);
+                for (dx, dy) in [
+                    (-1, -1),
+                    (0, -1),
+                    (1, -1),
+                    (-1, 0),
+                    (1, 0),
+                    (-1, 1),
+                    (0, 1),
+                    (1, 1),
+                ] {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if nx < 0 || ny < 0 || nx >= w as i32 || ny >= h as i32 {
+                        continue;
+                    }
+                    let j = ny as usize * w + nx as usize;
+                    if ink[j] && !seen[j] {
+                        seen[j] = true;
+                        stack.push(j);
+                    }
+                }
+            }
+            let xs = pixels.iter().map(|&i| (i % w) as i32);
+            let ys = pixels.iter().map(|&i| (i / w) as i32);
+            let (x0, x1) = (xs.clone().min()?, xs.max()?);
+            let (y0, y1) = (ys.clone().min()?, ys.max()?);
+            if x0 == 0 || y0 == 0 || x1 == w as i32 - 1 || y1 == h as i32 - 1 {
+                continue;
+            }
+            for &i in &pixels {
+                cols[i % w] = true;
+            }
+            parts.push(Rect::new(
+                inner.x + x0,
+                inner.y + y0,
+                x1 - x0 + 1,
+                y1 - y0 + 1,
+            ));
+        }
+        let rect = parts.iter().copied().reduce(|a, b| a.union(&b))?;
+        let groups = cols
+            .iter()
+            .zip(std::iter::once(&false).chain(cols.iter()))
+            .filter(|(c, prev)| **c && !**prev)
+            .count();
+        Some(CaptionInk {
+            rect,
+            groups,
+            parts,
+            bg: bg.clamp(0, 255) as u8,
+        })
+    }
+
+    /// A short caption read on its own: one character (PSM 10) or one word (PSM 8). A shape
+    /// that tells the glyph ([`glyph_shape`]) wins over OCR; a glyph OCR names but whose size
+    /// cannot be it (a letter as small as a dot) is no reading at all.
+    fn read_short(
+        &self,
+        ocr: &mut OcrEngine,
+        ink: &CaptionInk,
+        text_h: i32,
+    ) -> Result<Vec<Line>, MendError> {
+        let (text, conf) = match glyph_shape(ink, text_h) {
+            Some(shape) => (shape.to_string(), 90.0),
+            None => {
+                let words = ocr.read_glyphs(
+                    &self.frame.image,
+                    GlyphRead {
+                        ink: ink.rect,
+                        bg: ink.bg,
+                        glyphs: ink.groups,
+                        text_h,
+                    },
+                )?;
+                let text = words
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let conf = words.iter().map(|w| w.conf).fold(100.0, f32::min);
+                // Fewer characters than glyph groups is a part read as the whole ("2" of x²).
+                let chars = text.chars().filter(|c| !c.is_whitespace()).count();
+                if chars < ink.groups || conf < SHORT_MIN_CONF || !plausible(&text, ink, text_h) {
+                    return Ok(Vec::new());
+                }
+                (text, conf)
+            }
+        };
+        Ok(vec![Line {
+            text: text.clone(),
+            rect: ink.rect,
+            conf,
+            words: vec![Word {
+                text,
+                rect: ink.rect,
+                conf,
+                line_key: (0, 0, 0),
+            }],
+        }])
     }
 
     /// The second look: every unframed text strip read again on its own as one line.

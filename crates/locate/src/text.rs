@@ -23,8 +23,22 @@ fn half_width(c: char) -> char {
 }
 
 /// Canonical form for comparing labels: half-width, lower case, mnemonics and trailing
-/// punctuation removed, whitespace removed ("Log in" == "Login").
+/// punctuation removed, whitespace removed ("Log in" == "Login"). A caption that is nothing
+/// but punctuation (a calculator's ".", "*", "-") is its own canonical form.
 pub fn normalize(label: &str) -> String {
+    let words = normalize_words(label);
+    if !words.is_empty() {
+        return words;
+    }
+    label
+        .chars()
+        .map(half_width)
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase()
+}
+
+fn normalize_words(label: &str) -> String {
     let s: String = label
         .chars()
         .map(half_width)
@@ -147,6 +161,9 @@ mod tests {
             // A button's bevel read as a bracket at the caption's edge.
             ("Edit", "[edit"),
             ("查询", "|查询(Q)]"),
+            // A caption of punctuation alone is compared as it is.
+            (".", "."),
+            ("*", " * "),
         ] {
             assert_eq!(label_match(want, seen), Some(1.0), "{want} vs {seen}");
         }
@@ -161,6 +178,11 @@ mod tests {
             ("Save", "Save as"),
             ("Search", "Search history"),
             ("客户编号", "编号"),
+            // One glyph is never another: the minus key is not the +/- key.
+            ("-", "+/-"),
+            (".", "+"),
+            ("+", "."),
+            ("1", "1/x"),
         ] {
             assert_eq!(label_match(want, seen), None, "{want} vs {seen}");
         }

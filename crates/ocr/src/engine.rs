@@ -1,4 +1,4 @@
-use crate::{join_lines, parse_tsv, prepare, Line, Word};
+use crate::{join_lines, parse_tsv_with, prepare, prepare_glyphs, Line, Word};
 use image::RgbaImage;
 use mend_model::{ErrorCode, MendError, Rect};
 use std::collections::{HashMap, VecDeque};
@@ -24,6 +24,20 @@ impl Default for OcrOptions {
             min_conf: 30.0,
         }
     }
+}
+
+/// A caption of one or two glyphs to read on its own (see [`OcrEngine::read_glyphs`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GlyphRead {
+    /// The ink's box in the image.
+    pub ink: Rect,
+    /// The grey level around the glyphs (their control's background).
+    pub bg: u8,
+    /// How many glyphs: 1 is read as one character (PSM 10), more as one word (PSM 8).
+    pub glyphs: usize,
+    /// Height of the window's text, so the upscale brings it near 30 px whatever this glyph's
+    /// own height ('-' is one pixel tall).
+    pub text_h: i32,
 }
 
 const CACHE_CAP: usize = 512;
@@ -111,14 +125,8 @@ impl OcrEngine {
             let Some((prepared, _)) = prepare(img, r, opts.scale) else {
                 return Ok(Vec::new());
             };
-            let ws = self.recognize(&prepared, opts)?;
-            if self.order.len() >= CACHE_CAP {
-                if let Some(old) = self.order.pop_front() {
-                    self.cache.remove(&old);
-                }
-            }
-            self.cache.insert(key, ws.clone());
-            self.order.push_back(key);
+            let ws = self.recognize_with(&prepared, opts, false)?;
+            self.remember(key, ws.clone());
             ws
         };
         let s = opts.scale.max(1) as f64;
@@ -132,6 +140,86 @@ impl OcrEngine {
             .collect())
     }
 
+    /// Read a short caption on its own: one character or one word, punctuation kept, at three
+    /// upscales around the size Tesseract reads best; the reading two of them agree on wins,
+    /// and without a majority there is no reading. (One scale alone is fragile on bitmap
+    /// glyphs: xcalc's 9 read "9" at 2× and 4× and ":" at 3×.) Boxes come back in `img`'s
+    /// pixels.
+    pub fn read_glyphs(&mut self, img: &RgbaImage, g: GlyphRead) -> Result<Vec<Word>, MendError> {
+        let base = ((30.0 / g.text_h.max(1) as f64).round() as u32).clamp(3, 6);
+        let mut reads: Vec<Vec<Word>> = Vec::new();
+        for scale in [base - 1, base, base + 1] {
+            reads.push(self.read_glyphs_at(img, g, scale)?);
+        }
+        let text = |ws: &[Word]| {
+            ws.iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let texts: Vec<String> = reads.iter().map(|ws| text(ws)).collect();
+        let agreed = (0..reads.len()).find(|&i| {
+            !texts[i].is_empty() && texts.iter().filter(|t| **t == texts[i]).count() >= 2
+        });
+        Ok(agreed.map(|i| reads.swap_remove(i)).unwrap_or_default())
+    }
+
+    fn read_glyphs_at(
+        &mut self,
+        img: &RgbaImage,
+        g: GlyphRead,
+        scale: u32,
+    ) -> Result<Vec<Word>, MendError> {
+        let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+        let Some(r) = g.ink.clamp_to(&bounds) else {
+            return Ok(Vec::new());
+        };
+        let pad = (g.text_h.max(4) as u32).min(16);
+        let psm = if g.glyphs <= 1 { 10 } else { 8 };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        ("glyphs", r.w, r.h, g.bg, scale, pad, psm, &self.langs).hash(&mut h);
+        for y in r.y..r.bottom() {
+            let start = ((y as u32 * img.width() + r.x as u32) * 4) as usize;
+            img.as_raw()[start..start + r.w as usize * 4].hash(&mut h);
+        }
+        let key = h.finish();
+        let words = if let Some(ws) = self.cache.get(&key) {
+            self.hits += 1;
+            ws.clone()
+        } else {
+            self.misses += 1;
+            let Some(prepared) = prepare_glyphs(img, r, g.bg, pad, scale) else {
+                return Ok(Vec::new());
+            };
+            let opts = OcrOptions {
+                scale,
+                psm,
+                min_conf: 0.0,
+            };
+            let ws = self.recognize_with(&prepared, opts, true)?;
+            self.remember(key, ws.clone());
+            ws
+        };
+        let (s, p) = (scale as f64, pad as i32);
+        Ok(words
+            .into_iter()
+            .map(|mut w| {
+                w.rect = w.rect.scale(1.0 / s).translate(r.x - p, r.y - p);
+                w
+            })
+            .collect())
+    }
+
+    fn remember(&mut self, key: u64, ws: Vec<Word>) {
+        if self.order.len() >= CACHE_CAP {
+            if let Some(old) = self.order.pop_front() {
+                self.cache.remove(&old);
+            }
+        }
+        self.cache.insert(key, ws);
+        self.order.push_back(key);
+    }
+
     /// Words joined into lines (see [`join_lines`]).
     pub fn read_lines(
         &mut self,
@@ -143,10 +231,11 @@ impl OcrEngine {
         Ok(join_lines(&words, 1.2))
     }
 
-    fn recognize(
+    fn recognize_with(
         &mut self,
         gray: &image::GrayImage,
         opts: OcrOptions,
+        keep_marks: bool,
     ) -> Result<Vec<Word>, MendError> {
         let tess = match self.tess.take() {
             Some(t) => t,
@@ -165,6 +254,6 @@ impl OcrEngine {
             .get_tsv_text(0)
             .map_err(|e| ocr_err(format!("read TSV: {e}")))?;
         self.tess = Some(tess);
-        Ok(parse_tsv(&tsv))
+        Ok(parse_tsv_with(&tsv, keep_marks))
     }
 }

@@ -6,13 +6,18 @@
 //! characters only read cleanly at 2–3×), dark themes inverted to dark-on-light. The engine is
 //! created once and kept warm (init costs 50–120 ms), and results are cached by a hash of the
 //! exact pixels read, so an unchanged region is never read twice.
+//!
+//! A caption of one or two glyphs (a calculator key) is read on its own ([`OcrEngine::read_glyphs`]):
+//! cut to its ink, on a clean margin, smoothly upscaled, as a single character (PSM 10) or a
+//! single word (PSM 8), punctuation kept. Read in a line or a page, such glyphs vanish or turn
+//! into words.
 
 mod engine;
 mod lines;
 mod prep;
 mod tsv;
 
-pub use engine::{OcrEngine, OcrOptions};
+pub use engine::{GlyphRead, OcrEngine, OcrOptions};
 pub use lines::{join_lines, Line};
-pub use prep::{is_dark, prepare};
-pub use tsv::{parse_tsv, Word};
+pub use prep::{is_dark, prepare, prepare_glyphs};
+pub use tsv::{parse_tsv, parse_tsv_with, Word};

@@ -32,6 +32,41 @@ pub fn prepare(img: &RgbaImage, region: Rect, scale: u32) -> Option<(GrayImage, 
     Some((gray, r))
 }
 
+/// A caption of one or two glyphs made ready for a single-character or single-word read:
+/// the ink box `ink` cut out, set on its own background `bg` with a margin of `pad` pixels
+/// (so no frame line or neighbour is in view), dark themes inverted, then upscaled by `scale`
+/// smoothly and blurred. Bitmap glyphs upscaled blocky read badly (7 → "?", ( → "¢" at 4×
+/// nearest); smoothed, the same glyphs read right.
+pub fn prepare_glyphs(
+    img: &RgbaImage,
+    ink: Rect,
+    bg: u8,
+    pad: u32,
+    scale: u32,
+) -> Option<GrayImage> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let r = ink.clamp_to(&bounds)?;
+    let crop = imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image();
+    let glyphs = image::DynamicImage::ImageRgba8(crop).to_luma8();
+    let mut canvas = GrayImage::from_pixel(
+        r.w as u32 + 2 * pad,
+        r.h as u32 + 2 * pad,
+        image::Luma([bg]),
+    );
+    imageops::replace(&mut canvas, &glyphs, pad as i64, pad as i64);
+    if (bg as f64) < DARK_MEAN {
+        imageops::invert(&mut canvas);
+    }
+    let scale = scale.max(1);
+    let big = imageops::resize(
+        &canvas,
+        canvas.width() * scale,
+        canvas.height() * scale,
+        imageops::FilterType::Triangle,
+    );
+    Some(imageops::blur(&big, 0.4 * scale as f32))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

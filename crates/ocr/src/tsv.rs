@@ -17,6 +17,13 @@ pub struct Word {
 /// Parse Tesseract's TSV output, keeping level-5 (word) rows with text.
 /// Rows that do not parse are skipped: a garbled row must not lose the rest of the page.
 pub fn parse_tsv(tsv: &str) -> Vec<Word> {
+    parse_tsv_with(tsv, false)
+}
+
+/// [`parse_tsv`], optionally keeping words made only of punctuation. A page read drops them
+/// (control borders come back as "|", "_" or "["); a glyph read inside a frame keeps them,
+/// because there "-", "." or "(" is the caption.
+pub fn parse_tsv_with(tsv: &str, keep_marks: bool) -> Vec<Word> {
     let mut out = Vec::new();
     for row in tsv.lines() {
         let cols: Vec<&str> = row.split('\t').collect();
@@ -25,7 +32,9 @@ pub fn parse_tsv(tsv: &str) -> Vec<Word> {
         }
         let text = cols[11].trim();
         // Control borders read as "|", "_" or "[": ink, not words.
-        if text.is_empty() || text.chars().all(|c| "|!_-—[](){}/\\'`\".,:;~".contains(c)) {
+        if text.is_empty()
+            || (!keep_marks && text.chars().all(|c| "|!_-—[](){}/\\'`\".,:;~".contains(c)))
+        {
             continue;
         }
         let num = |i: usize| cols[i].trim().parse::<i64>().ok();

@@ -3,6 +3,13 @@
 //! surroundings on all four sides. We find long horizontal edge runs, pair a top and a bottom run
 //! that span the same columns, and keep the pair when both vertical sides are edges too.
 //! O(pixels) for the edge maps plus O(runs²) for pairing, on an 800×560 window a few ms.
+//!
+//! Frames come in three shapes and all are boxes: bevels (nested 2–3 px lines), a plain 1 px
+//! line (Athena command buttons, calculator keys), and rounded or oval ends (Athena's
+//! `shapeStyle`, themed toolkits), where the top and bottom runs stop short of the sides: the
+//! side is then looked for up to a third of the height outside the runs' ends. A side must be
+//! closed — no gap of more than a row from top to bottom — so two keys of a grid, one above the
+//! other, never pair into one box across the gap between them.
 
 use image::{GrayImage, RgbaImage};
 use mend_model::{Rect, Role};
@@ -79,6 +86,115 @@ fn v_cover(g: &GrayImage, x: i32, y0: i32, y1: i32) -> f64 {
     hit as f64 / (y1 - y0 + 1).max(1) as f64
 }
 
+/// Whether row `y` has a horizontal-contrast edge between some column pair in `lo..=hi`.
+fn h_edge(g: &GrayImage, lo: i32, hi: i32, y: i32) -> bool {
+    let w = g.width() as i32;
+    (lo.max(0)..=hi.min(w - 2)).any(|xx| {
+        let a = g.get_pixel(xx as u32, y as u32).0[0] as i16;
+        let b = g.get_pixel((xx + 1) as u32, y as u32).0[0] as i16;
+        (a - b).abs() >= EDGE
+    })
+}
+
+/// The vertical side of a frame whose top and bottom runs end at column `x` (`dir` −1 for the
+/// left side, +1 for the right): the column just outside the side line, or `None` when there is
+/// no closed side. A square frame has its side right there (edges down the column); a rounded
+/// or oval one is traced from the run's end along its line, row by row, as far out as it goes.
+fn side(g: &GrayImage, x: i32, dir: i32, y0: i32, y1: i32, max_out: i32) -> Option<i32> {
+    if v_cover(g, x, y0, y1) >= 0.8 && closed(g, x - 2, x + 1, y0, y1) {
+        return Some(x);
+    }
+    let reach = ((y1 - y0 + 1) / 2).min(max_out).min(16);
+    let end = if dir < 0 { x } else { x - 1 };
+    let out = trace_side(g, end, dir, y0, y1, reach)?;
+    Some(if dir < 0 { out } else { out + 1 })
+}
+
+/// Every row of `y0..=y1` has a horizontal-contrast edge between columns `lo..=hi`, allowing a
+/// one-row break: a closed side, not two keys of a grid stacked across the gap between them.
+fn closed(g: &GrayImage, lo: i32, hi: i32, y0: i32, y1: i32) -> bool {
+    let mut gap = 0;
+    for y in y0..=y1 {
+        if h_edge(g, lo, hi, y) {
+            gap = 0;
+        } else {
+            gap += 1;
+            if gap > 1 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Follow a rounded frame's line from the end of its top run (column `end`) down to the bottom
+/// run: in each row, the stretch of line-coloured pixels touching the previous row's stretch.
+/// The outermost column reached is the side; a row where the line breaks means no frame (text
+/// inside and a neighbour outside never touch the line, so neither is taken for the side).
+fn trace_side(g: &GrayImage, end: i32, dir: i32, y0: i32, y1: i32, reach: i32) -> Option<i32> {
+    let (w, h) = (g.width() as i32, g.height() as i32);
+    let px = |x: i32, y: i32| -> Option<i16> {
+        (x >= 0 && y >= 0 && x < w && y < h).then(|| g.get_pixel(x as u32, y as u32).0[0] as i16)
+    };
+    // The interior's grey just under the top line (captions sit lower: the middle row may be
+    // text), and the line's on the run's own row (the top line may be the row above y0).
+    let mut under: Vec<i16> = (0..7).filter_map(|k| px(end - dir * k, y0 + 2)).collect();
+    under.sort_unstable();
+    let inside = *under.get(under.len() / 2)?;
+    // Two pixels in from the run's end: the end itself may be a dot of a stippled background.
+    let (start, line) = [y0 - 1, y0]
+        .into_iter()
+        .filter_map(|y| Some((y, px(end - 2 * dir, y)?)))
+        .max_by_key(|(_, v)| (v - inside).abs())?;
+    if (line - inside).abs() < EDGE {
+        return None;
+    }
+    let is_line = |x: i32, y: i32| {
+        px(x, y).is_some_and(|v| {
+            (v - inside).abs() >= EDGE && 2 * (v - line).abs() <= (line - inside).abs()
+        })
+    };
+    let limit = end + dir * reach;
+    let (mut lo, mut hi) = (end, end);
+    let mut outer = end;
+    let mut rows_out: Vec<i32> = Vec::new();
+    let mid = (y0 + (y1 - y0) / 4, y1 - (y1 - y0) / 4);
+    for y in start + 1..=y1 {
+        // Stretches of line pixels in this row within reach that touch the previous row's.
+        let (a, b) = (end.min(limit), end.max(limit));
+        let mut best: Option<(i32, i32)> = None;
+        let mut x = a;
+        while x <= b {
+            if !is_line(x, y) {
+                x += 1;
+                continue;
+            }
+            let s = x;
+            while x < b && is_line(x + 1, y) {
+                x += 1;
+            }
+            // The outermost stretch touching: text inside may touch the line too.
+            if s <= hi + 1 && x >= lo - 1 && (best.is_none() || dir > 0) {
+                best = Some((s, x));
+            }
+            x += 1;
+        }
+        let (s, e) = best?;
+        // Down the middle the side is a line, not a filled area.
+        if (mid.0..=mid.1).contains(&y) {
+            if e - s > 3 {
+                return None;
+            }
+            rows_out.push(if dir < 0 { s } else { e });
+        }
+        (lo, hi) = (s, e);
+        outer = if dir < 0 { outer.min(s) } else { outer.max(e) };
+    }
+    // A side runs straight for a while at its outermost column: a quarter of the height.
+    let straight = rows_out.iter().filter(|&&c| (c - outer).abs() <= 1).count() as i32;
+    (outer != end && 4 * straight > y1 - y0).then_some(outer)
+}
+
 /// Framed rectangles that look like controls, in image pixels, outermost first.
 pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
     let g = gray(img);
@@ -98,9 +214,13 @@ pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
             }
             let (x0, x1) = (top.x0.min(bot.x0), top.x1.max(bot.x1));
             let (y0, y1) = (top.y + 1, bot.y);
-            if v_cover(&g, x0, y0, y1) >= 0.8 && v_cover(&g, x1 + 1, y0, y1) >= 0.8 {
-                rects.push(Rect::new(x0, y0, x1 - x0 + 1, y1 - y0 + 1));
-            }
+            let (Some(left), Some(right)) = (
+                side(&g, x0, -1, y0, y1, (x1 - x0) / 4),
+                side(&g, x1 + 1, 1, y0, y1, (x1 - x0) / 4),
+            ) else {
+                continue;
+            };
+            rects.push(Rect::new(left, y0, right - left, y1 - y0 + 1));
         }
     }
     // Nested bevel lines give near-duplicates: keep the largest of each cluster.

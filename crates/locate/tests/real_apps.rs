@@ -1,0 +1,341 @@
+//! The real-app image suite: screenshots of third-party legacy apps (Athena: xcalc, xmessage,
+//! xfontsel) in their default look and with tweaks imposed from outside (X resources: fonts,
+//! colours, geometry), each with a hand-labelled truth file (`<look>.truth.json`, checked on
+//! `<look>.overlay.png`). Every target is located by its label and role alone, as a new user's
+//! flow names it; scored by IoU ≥ 0.5 against the truth. A box on anything else is a wrong box,
+//! never acceptable; the `refuse` cases must end in the coded refusal they name. No X server
+//! needed: `fixtures/real-apps/screens/capture.sh` re-makes the screenshots.
+
+use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery};
+use mend_locate::text::label_match;
+use mend_locate::{Locator, Recorded};
+use mend_model::{ErrorCode, Located, Rect, Role, Target};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn screens() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real-apps/screens")
+}
+
+struct Screen {
+    name: String,
+    frame: Frame,
+    truth: Value,
+}
+
+fn rect(v: &Value) -> Rect {
+    let n = |k: &str| v[k].as_i64().unwrap() as i32;
+    Rect::new(n("x"), n("y"), n("w"), n("h"))
+}
+
+fn role(r: &str) -> Role {
+    match r {
+        "button" => Role::Button,
+        "field" => Role::Field,
+        "menu" => Role::Menu,
+        "label" => Role::Label,
+        other => panic!("unknown role {other}"),
+    }
+}
+
+fn load(app: &str, look: &str) -> Screen {
+    let dir = screens().join(app);
+    let cap = ImageFileCapture::open(dir.join(format!("{look}.png"))).unwrap();
+    let frame = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
+    let truth = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{look}.truth.json"))).unwrap(),
+    )
+    .unwrap();
+    Screen {
+        name: format!("{app}/{look}"),
+        frame,
+        truth,
+    }
+}
+
+/// Every app and look with a truth file, default looks first.
+fn all_screens() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for app in std::fs::read_dir(screens()).unwrap().flatten() {
+        if !app.path().is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(app.path()).unwrap().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if let Some(look) = name.strip_suffix(".truth.json") {
+                out.push((
+                    app.file_name().to_string_lossy().into_owned(),
+                    look.to_string(),
+                ));
+            }
+        }
+    }
+    out.sort_by_key(|(app, look)| (look != "default", app.clone(), look.clone()));
+    out
+}
+
+fn locator() -> Locator {
+    Locator::new("eng").expect("tesseract with eng")
+}
+
+fn find(loc: &mut Locator, frame: &Frame, text: &str, role: Role) -> Result<Located, ErrorCode> {
+    let target = Target {
+        text: Some(text.to_string()),
+        role,
+        ..Target::default()
+    };
+    loc.locate(frame, &target, &Recorded::default())
+        .map_err(|r| r.error.code)
+}
+
+/// A located box judged against the truth: the box of that control, or wrong. A refusal is a miss.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Hit,
+    Missed(ErrorCode),
+    Wrong(Rect),
+}
+
+fn judge(r: &Result<Located, ErrorCode>, truth: Rect) -> Verdict {
+    match r {
+        Ok(l) if l.rect.iou(&truth) >= 0.5 => Verdict::Hit,
+        Ok(l) => Verdict::Wrong(l.rect),
+        Err(c) => Verdict::Missed(*c),
+    }
+}
+
+#[derive(Default, Debug)]
+struct Score {
+    found: usize,
+    targets: usize,
+    refused_ok: usize,
+    refusals: usize,
+    missed: Vec<String>,
+    wrong: Vec<String>,
+}
+
+fn score(loc: &mut Locator, s: &Screen) -> Score {
+    let mut sc = Score::default();
+    for t in s.truth["targets"].as_array().unwrap() {
+        let label = t["label"].as_str().unwrap();
+        let r = find(loc, &s.frame, label, role(t["role"].as_str().unwrap()));
+        sc.targets += 1;
+        match judge(&r, rect(&t["box"])) {
+            Verdict::Hit => sc.found += 1,
+            Verdict::Missed(c) => sc.missed.push(format!("{} '{label}': {c}", s.name)),
+            Verdict::Wrong(b) => sc.wrong.push(format!(
+                "{} '{label}': answered {b:?}, truth {:?}",
+                s.name,
+                rect(&t["box"])
+            )),
+        }
+    }
+    for n in s.truth["refuse"].as_array().unwrap() {
+        let label = n["label"].as_str().unwrap();
+        let want = n["code"].as_str().unwrap();
+        sc.refusals += 1;
+        match find(loc, &s.frame, label, role(n["role"].as_str().unwrap())) {
+            Err(c) if c.as_str() == want => sc.refused_ok += 1,
+            Err(c) => sc
+                .missed
+                .push(format!("{} '{label}': {c}, want {want}", s.name)),
+            Ok(l) => sc.wrong.push(format!(
+                "{} '{label}' must be refused ({want}) but answered {:?} '{}'",
+                s.name, l.rect, l.text
+            )),
+        }
+    }
+    sc
+}
+
+/// The whole suite, scored once per test process (nextest runs each test in its own).
+fn suite() -> &'static Vec<(String, Score)> {
+    static SUITE: OnceLock<Vec<(String, Score)>> = OnceLock::new();
+    SUITE.get_or_init(|| {
+        let mut loc = locator();
+        let mut out = Vec::new();
+        println!("\nreal-app suite: screen | found/targets | refused/negatives | wrong");
+        for (app, look) in all_screens() {
+            let s = load(&app, &look);
+            let sc = score(&mut loc, &s);
+            println!(
+                "| {} | {}/{} | {}/{} | {} |",
+                s.name,
+                sc.found,
+                sc.targets,
+                sc.refused_ok,
+                sc.refusals,
+                sc.wrong.len()
+            );
+            out.push((look, sc));
+        }
+        for (_, sc) in &out {
+            for m in &sc.missed {
+                println!("MISSED {m}");
+            }
+            for w in &sc.wrong {
+                println!("WRONG {w}");
+            }
+        }
+        out
+    })
+}
+
+fn rate(defaults: bool) -> (usize, usize) {
+    suite()
+        .iter()
+        .filter(|(look, _)| (look == "default") == defaults)
+        .fold((0, 0), |(f, t), (_, s)| (f + s.found, t + s.targets))
+}
+
+/// Not one wrong box anywhere, every negative refused with its code, and the found rate held
+/// at what it is (a floor that only goes up). The bar is ≥ 95 % on default looks and
+/// ≥ 90 % across tweaks; the keys still refused are listed by the suite's MISSED lines.
+const FLOOR_DEFAULT: usize = 88;
+const FLOOR_TWEAKED: usize = 82;
+
+#[test]
+fn real_apps_every_target_scored() {
+    let wrong: usize = suite().iter().map(|(_, s)| s.wrong.len()).sum();
+    let bad_refusals: usize = suite().iter().map(|(_, s)| s.refusals - s.refused_ok).sum();
+    let (df, dt) = rate(true);
+    let (tf, tt) = rate(false);
+    println!("default looks {df}/{dt}, tweaked looks {tf}/{tt}");
+    assert_eq!(wrong, 0, "wrong boxes");
+    assert_eq!(bad_refusals, 0, "negatives not refused with their code");
+    assert!(
+        df * 100 >= dt * FLOOR_DEFAULT,
+        "default looks: {df}/{dt} found"
+    );
+    assert!(
+        tf * 100 >= tt * FLOOR_TWEAKED,
+        "tweaked looks: {tf}/{tt} found"
+    );
+}
+
+/// Failure 4: one-glyph captions. Every digit and the + - . = keys of the calculator are read
+/// and found as the keys they are, on every look; any other one-glyph key is found or refused
+/// with a code (`*`, `(` and `)` are still refused on some looks: no two reads agree).
+#[test]
+fn one_glyph_keys_are_read() {
+    let mut loc = locator();
+    let mut bad = Vec::new();
+    for look in ["default", "big_font", "dark", "large"] {
+        let s = load("xcalc", look);
+        for t in s.truth["targets"].as_array().unwrap() {
+            let label = t["label"].as_str().unwrap();
+            if label.chars().count() > 1 {
+                continue;
+            }
+            let must = label
+                .chars()
+                .all(|c| c.is_ascii_digit() || "+-.=".contains(c));
+            let v = judge(
+                &find(&mut loc, &s.frame, label, Role::Button),
+                rect(&t["box"]),
+            );
+            match v {
+                Verdict::Hit => {}
+                Verdict::Missed(_) if !must => {}
+                v => bad.push(format!("{look} '{label}': {v:?}")),
+            }
+        }
+    }
+    assert!(bad.is_empty(), "one-glyph keys: {bad:?}");
+}
+
+/// Failure 5: a speck never becomes a button. `+` as a button on the keypad is the `+` key or a
+/// refusal, never a box inside another key (the `.` key's dot), never smaller than a key; and a
+/// caption that is nowhere on the screen is LOCATOR_NOT_FOUND.
+#[test]
+fn a_speck_never_becomes_a_button() {
+    let mut loc = locator();
+    for look in ["default", "color", "big_font", "dark", "large"] {
+        let s = load("xcalc", look);
+        let keys: Vec<Rect> = s.truth["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| rect(&t["box"]))
+            .collect();
+        let smallest = keys.iter().map(|k| k.w.min(k.h)).min().unwrap();
+        for label in ["+", "-", ".", "=", "*", "%", "Save"] {
+            match find(&mut loc, &s.frame, label, Role::Button) {
+                Ok(l) => {
+                    assert!(
+                        l.rect.w >= smallest / 2 && l.rect.h >= smallest / 2,
+                        "{look} '{label}': a speck {:?} became a button",
+                        l.rect
+                    );
+                    let truth = s.truth["targets"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|t| t["label"] == label)
+                        .map(|t| rect(&t["box"]));
+                    assert!(
+                        truth.is_some_and(|t| l.rect.iou(&t) >= 0.5),
+                        "{look} '{label}': answered {:?}, the key is {truth:?}",
+                        l.rect
+                    );
+                }
+                Err(c) => assert!(
+                    matches!(c, ErrorCode::LocatorNotFound | ErrorCode::LocatorAmbiguous),
+                    "{look} '{label}': {c}"
+                ),
+            }
+        }
+        assert_eq!(
+            find(&mut loc, &s.frame, "%", Role::Button).err(),
+            Some(ErrorCode::LocatorNotFound),
+            "{look}"
+        );
+    }
+}
+
+/// Failure 6: thin-bordered (1 px, no bevel; oval or square) command buttons are buttons, each
+/// on its own — never one label "Quit Save".
+#[test]
+fn thin_framed_buttons_are_buttons() {
+    let mut loc = locator();
+    for (app, look) in [
+        ("xmessage", "default"),
+        ("xmessage", "big_font"),
+        ("xfontsel", "default"),
+        ("xfontsel", "small_font"),
+    ] {
+        let s = load(app, look);
+        for t in s.truth["targets"].as_array().unwrap() {
+            let label = t["label"].as_str().unwrap();
+            let r = find(&mut loc, &s.frame, label, Role::Button);
+            assert_eq!(
+                judge(&r, rect(&t["box"])),
+                Verdict::Hit,
+                "{app}/{look} '{label}': {r:?}"
+            );
+            // The caption read is the button's (an oval's end may add a mark: "‘Save").
+            let read = r.unwrap().text;
+            assert!(
+                label_match(label, &read).is_some(),
+                "{app}/{look}: read {read:?}"
+            );
+        }
+    }
+    let s = load("xmessage", "default");
+    assert_eq!(
+        find(&mut loc, &s.frame, "Quit Save", Role::Button).err(),
+        Some(ErrorCode::LocatorNotFound)
+    );
+}
+
+/// Two controls that read alike are a tie: LOCATOR_AMBIGUOUS, never the first one.
+#[test]
+fn two_buttons_that_read_alike_are_ambiguous() {
+    let mut loc = locator();
+    let s = load("xmessage", "twin_save");
+    assert_eq!(
+        find(&mut loc, &s.frame, "Save", Role::Button).err(),
+        Some(ErrorCode::LocatorAmbiguous)
+    );
+}
