@@ -3,12 +3,17 @@
 //! Two backends: [`XcapCapture`] for a live X server, and [`ImageFileCapture`], which serves a
 //! checked-in screenshot (PNG plus a JSON sidecar with its [`FrameInfo`]) so everything above
 //! capture can be tested without a display. Windows are found by title pattern and class, not pid:
-//! Tk and xcalc windows report no pid (STACK-NOTES).
+//! Tk and xcalc windows set no `_NET_WM_PID` (STACK-NOTES; the live backend asks the X server's
+//! X-Resource extension for their process instead).
 
+mod area;
 mod file;
+mod text;
+mod x11;
 mod xcap_backend;
 
 pub use file::{save_frame, ImageFileCapture};
+pub use x11::X11Window;
 pub use xcap_backend::XcapCapture;
 
 use image::RgbaImage;
@@ -25,9 +30,11 @@ pub struct Frame {
 
 /// The capture seam. Two required methods; finding a window by query is built on them.
 pub trait Capture {
-    /// Top-level windows, topmost last.
+    /// Top-level windows, topmost first.
     fn windows(&self) -> Result<Vec<WindowInfo>, MendError>;
-    /// Capture one window's client area by id.
+    /// Capture what the operator sees of one window, by id: its client area, and in the live
+    /// backend the popups (menus, drop-downs) of its own that hang outside it. The frame's
+    /// `origin` maps its pixels to the screen; `window.rect` is the window's own rect.
     fn capture_window(&self, id: u32) -> Result<Frame, MendError>;
 
     /// The one window matching `q`. Several matches is a refusal, not a pick.
@@ -41,7 +48,9 @@ pub trait Capture {
         self.capture_window(w.id)
     }
 
-    /// The window that has the keyboard focus, if any.
+    /// The window in front, if any: the one with the keyboard focus (its own open popups are
+    /// part of it); a backend that sees another application's popup covering it reports that
+    /// popup instead, so the guard refuses input.
     fn foreground(&self) -> Result<Option<WindowInfo>, MendError> {
         Ok(self.windows()?.into_iter().find(|w| w.focused))
     }

@@ -1,7 +1,13 @@
+use crate::area::{self, Popup};
+use crate::x11::{self, with_session, Session, X11Window, XErr};
 use crate::{capture_err, next_frame_id, Capture, Frame};
 use mend_model::{FrameInfo, MendError, Point, Rect, WindowInfo};
 
-/// The live backend: X11 through `xcap`. Needs a window manager (`_NET_CLIENT_LIST_STACKING`).
+/// The live backend on an X server. Windows are read through x11rb (names as every toolkit
+/// sets them: `_NET_WM_NAME`, else `WM_NAME` as STRING, COMPOUND_TEXT or UTF8_STRING; the class
+/// from `WM_CLASS`); a window's frame is read from the root window over the window's area grown
+/// by its open popups (see [`XcapCapture::capture_window`]); the whole screen through `xcap`.
+/// Needs a window manager (`_NET_CLIENT_LIST_STACKING`).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct XcapCapture;
 
@@ -31,85 +37,194 @@ impl XcapCapture {
         };
         Ok(Frame { info, image })
     }
+
+    /// Any area of the screen as the operator sees it (clipped to the screen); no window.
+    pub fn capture_region(&self, r: Rect) -> Result<Frame, MendError> {
+        with_session("capture a region", |s| {
+            let area = r
+                .clamp_to(&s.screen)
+                .ok_or_else(|| XErr::Coded(capture_err(format!("{r:?} is outside the screen"))))?;
+            let image = s.root_image(area)?;
+            Ok(frame(s, area, image, None))
+        })
+    }
+
+    /// Top-level windows with their X details (class instance, transient-for, client),
+    /// topmost first; minimized ones included.
+    pub fn x11_windows(&self) -> Result<Vec<X11Window>, MendError> {
+        with_session("list windows", |s| {
+            let ids = s.client_list()?;
+            let active = s.active()?;
+            let mut all: Vec<X11Window> = s
+                .read_windows(&ids, active)?
+                .into_iter()
+                .flatten()
+                .collect();
+            all.reverse();
+            Ok(all)
+        })
+    }
+
+    /// The popups (override-redirect windows: menus, drop-downs, tooltips) of window `id`'s
+    /// client that are open over or beside it: the ones its frame grows to include. Their
+    /// `rect`s are screen pixels, border included.
+    pub fn open_popups(&self, id: u32) -> Result<Vec<WindowInfo>, MendError> {
+        with_session("list popups", |s| {
+            let w = read_or_gone(s, id)?;
+            let popups = s.popups(id, &s.root_children()?)?;
+            let own: Vec<&Popup> = area::attached(w.info.rect, &popups)
+                .into_iter()
+                .map(|i| &popups[i])
+                .collect();
+            own.into_iter()
+                .map(|p| popup_info(s, p, None))
+                .collect::<Result<Vec<_>, XErr>>()
+        })
+    }
 }
 
-fn window_info(w: &xcap::Window) -> Result<WindowInfo, xcap::XCapError> {
-    Ok(WindowInfo {
-        id: w.id()?,
-        title: w.title()?,
-        app_name: w.app_name().unwrap_or_default(),
-        pid: w.pid().unwrap_or(0),
-        rect: Rect::new(w.x()?, w.y()?, w.width()? as i32, w.height()? as i32),
-        focused: w.is_focused().unwrap_or(false),
+fn read_or_gone(s: &Session, id: u32) -> Result<X11Window, XErr> {
+    let active = s.active()?;
+    s.read_window(id, active).map_err(|e| {
+        if e.is_gone() {
+            XErr::Coded(x11::gone(id))
+        } else {
+            e
+        }
     })
 }
 
-/// Listing windows races with windows being created and destroyed (a dialog closing while
-/// xcap reads its properties fails the whole list). Such failures pass in milliseconds: try a
-/// few times before calling capture failed.
-fn all_windows() -> Result<Vec<xcap::Window>, xcap::XCapError> {
-    let mut last = None;
-    for _ in 0..4 {
-        match xcap::Window::all() {
-            Ok(w) => return Ok(w),
-            Err(e) => last = Some(e),
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
+fn frame(s: &Session, area: Rect, image: image::RgbaImage, window: Option<WindowInfo>) -> Frame {
+    Frame {
+        info: FrameInfo {
+            id: next_frame_id(),
+            monitor: s.monitor_of(&area),
+            scale_factor: s.scale_factor,
+            origin: Point {
+                x: area.x,
+                y: area.y,
+            },
+            width: image.width(),
+            height: image.height(),
+            window,
+        },
+        image,
     }
-    Err(last.expect("tried"))
+}
+
+/// A popup as a window: its own name and class when it has them; else named after its owner.
+fn popup_info(s: &Session, p: &Popup, owner: Option<&str>) -> Result<WindowInfo, XErr> {
+    let mut info = match s.read_window(p.id, None) {
+        Ok(w) => w.info,
+        Err(e) if e.is_gone() => WindowInfo {
+            id: p.id,
+            title: String::new(),
+            app_name: String::new(),
+            pid: 0,
+            rect: p.rect,
+            focused: false,
+        },
+        Err(e) => return Err(e),
+    };
+    info.rect = p.rect;
+    if info.title.is_empty() {
+        info.title = match owner {
+            Some(o) => format!("a popup of '{o}' (window {})", x11::hex(p.id)),
+            None => format!("a popup (window {})", x11::hex(p.id)),
+        };
+    }
+    Ok(info)
 }
 
 impl Capture for XcapCapture {
+    /// Managed top-level windows, topmost first, minimized ones left out.
     fn windows(&self) -> Result<Vec<WindowInfo>, MendError> {
-        let all = all_windows().map_err(|e| {
-            capture_err(format!(
-                "list windows: {e} (a window manager must be running on the display)"
-            ))
-        })?;
-        // Windows can vanish between listing and reading: skip those that do.
-        Ok(all
-            .iter()
-            .filter(|w| !w.is_minimized().unwrap_or(false))
-            .filter_map(|w| window_info(w).ok())
+        Ok(self
+            .x11_windows()?
+            .into_iter()
+            .filter(|w| !w.minimized)
+            .map(|w| w.info)
             .collect())
     }
 
+    /// What the operator sees of window `id`: its area read from the root window (so menus,
+    /// drop-downs and tooltips over it are in the picture), grown to include the popups of the
+    /// same client that hang outside it (a menu below a small window). The frame's origin is the
+    /// grown area's top-left; `window.rect` stays the window's own rect.
     fn capture_window(&self, id: u32) -> Result<Frame, MendError> {
-        let all = all_windows().map_err(|e| capture_err(format!("list windows: {e}")))?;
-        let w = all
-            .into_iter()
-            .find(|w| w.id().ok() == Some(id))
-            .ok_or_else(|| {
-                MendError::new(
-                    mend_model::ErrorCode::WindowNotFound,
-                    format!("window {id} is gone"),
-                )
+        with_session("capture a window", |s| {
+            let w = read_or_gone(s, id)?;
+            if !s.viewable(id)? {
+                return Err(XErr::Coded(capture_err(format!(
+                    "window '{}' is not shown (minimized or unmapped)",
+                    w.info.title
+                ))));
+            }
+            let popups = s.popups(id, &s.root_children()?)?;
+            let area = area::frame_area(w.info.rect, &popups, s.screen).ok_or_else(|| {
+                XErr::Coded(capture_err(format!(
+                    "window '{}' is outside the screen ({:?})",
+                    w.info.title, w.info.rect
+                )))
             })?;
-        let info = window_info(&w).map_err(|e| capture_err(format!("read window {id}: {e}")))?;
-        let image = w
-            .capture_image()
-            .map_err(|e| capture_err(format!("capture window '{}': {e}", info.title)))?;
-        let (monitor, scale_factor) = match w.current_monitor() {
-            Ok(m) => (
-                m.name().unwrap_or_default(),
-                m.scale_factor().unwrap_or(1.0),
-            ),
-            Err(_) => (String::new(), 1.0),
-        };
-        Ok(Frame {
-            info: FrameInfo {
-                id: next_frame_id(),
-                monitor,
-                scale_factor,
-                origin: Point {
-                    x: info.rect.x,
-                    y: info.rect.y,
-                },
-                width: image.width(),
-                height: image.height(),
-                window: Some(info),
-            },
-            image,
+            let image = s.root_image(area).map_err(|e| {
+                if e.is_gone() {
+                    XErr::Coded(x11::gone(id))
+                } else {
+                    e
+                }
+            })?;
+            Ok(frame(s, area, image, Some(w.info)))
         })
     }
+
+    /// The window in front: the one with the focus, its own open popups counting as part of
+    /// it — unless a popup of another client covers part of it: then that popup, which is
+    /// what a click there would reach.
+    fn foreground(&self) -> Result<Option<WindowInfo>, MendError> {
+        with_session("read the foreground window", |s| {
+            let Some(active) = s.active()? else {
+                return Ok(None);
+            };
+            let w = match s.read_window(active, Some(active)) {
+                Ok(w) => w,
+                Err(e) if e.is_gone() => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let children = s.root_children()?;
+            let top = match s.toplevel_of(active) {
+                Ok(t) => t,
+                Err(e) if e.is_gone() => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            // Only what is stacked above the window's frame can cover it.
+            let above = children
+                .iter()
+                .position(|c| c.id == top)
+                .map_or(&children[..], |i| &children[i + 1..]);
+            let popups = s.popups(active, above)?;
+            match area::foreign_in_front(w.info.rect, &popups) {
+                None => Ok(Some(w.info)),
+                Some(p) => {
+                    let owner = owner_title(s, p.id)?;
+                    Ok(Some(popup_info(s, p, owner.as_deref())?))
+                }
+            }
+        })
+    }
+}
+
+/// The title of a managed window of the same client as `id`, to name a popup that has none.
+fn owner_title(s: &Session, id: u32) -> Result<Option<String>, XErr> {
+    let client = s.client_of(id);
+    let ids: Vec<u32> = s
+        .client_list()?
+        .into_iter()
+        .filter(|&w| s.client_of(w) == client)
+        .collect();
+    Ok(s.read_windows(&ids, None)?
+        .into_iter()
+        .flatten()
+        .map(|w| w.info.title)
+        .find(|t| !t.is_empty()))
 }

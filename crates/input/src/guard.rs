@@ -14,6 +14,12 @@ impl Guard {
     /// Input may go to `located_in` only if it is the foreground window right now and the flow's
     /// allow-list names it. Anything else — another window in front, a modal dialog, no focus —
     /// is `WINDOW_BLOCKED` and nothing is sent.
+    ///
+    /// `foreground` is what the capture backend reports as in front (`Capture::foreground`):
+    /// the focused window, with the popups of its own client (an open menu, a drop-down, a
+    /// tooltip: override-redirect windows) counted as part of it, so an application with its
+    /// menu open passes; a popup of another client covering the focused window is reported
+    /// instead, and blocks like any other window in front.
     pub fn check(
         &self,
         foreground: Option<&WindowInfo>,
@@ -83,5 +89,22 @@ mod tests {
             g.check(Some(&other), &other).unwrap_err().code,
             ErrorCode::WindowBlocked
         );
+    }
+
+    #[test]
+    fn another_applications_popup_in_front_blocks_and_is_named() {
+        let g = Guard::new(vec![WindowQuery::title("xapp").unwrap()]);
+        let app = w(1, "xapp");
+        // The backend reports a popup of another client over the app as the foreground.
+        let popup = WindowInfo {
+            rect: Rect::new(10, 10, 80, 40),
+            focused: false,
+            ..w(0x60_0001, "a popup of 'Clock' (window 0x600001)")
+        };
+        let e = g.check(Some(&popup), &app).unwrap_err();
+        assert_eq!(e.code, ErrorCode::WindowBlocked);
+        assert!(e.message.contains("a popup of 'Clock'"), "{}", e.message);
+        // With only its own menu open, the app itself is in front.
+        assert!(g.check(Some(&app), &app).is_ok());
     }
 }

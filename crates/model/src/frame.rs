@@ -22,11 +22,15 @@ pub struct FrameInfo {
     pub id: u64,
     pub monitor: String,
     pub scale_factor: f32,
-    /// The screen position of the frame's top-left pixel.
+    /// The screen position of the frame's top-left pixel. For a window's frame this is the
+    /// window's top-left, or further up/left when the frame grew to include a popup of the
+    /// window (a menu or drop-down hanging outside it): map with [`FrameInfo::to_screen`] and
+    /// [`FrameInfo::from_screen`], never by the window's rect.
     pub origin: Point,
     pub width: u32,
     pub height: u32,
-    /// The window this frame shows, `None` for a whole-screen frame.
+    /// The window this frame shows (its own rect, not the frame's), `None` for a whole-screen
+    /// frame.
     pub window: Option<WindowInfo>,
 }
 
@@ -43,6 +47,12 @@ impl FrameInfo {
     /// Screen pixels → frame pixels.
     pub fn from_screen(&self, r: &Rect) -> Rect {
         r.translate(-self.origin.x, -self.origin.y)
+    }
+
+    /// Where the window itself lies in the frame (frame pixels): the whole frame unless the
+    /// frame grew to include the window's popups. `None` for a whole-screen frame.
+    pub fn window_in_frame(&self) -> Option<Rect> {
+        self.window.as_ref().map(|w| self.from_screen(&w.rect))
     }
 }
 
@@ -64,5 +74,36 @@ mod tests {
         let r = Rect::new(10, 20, 30, 40);
         assert_eq!(f.to_screen(&r), Rect::new(130, 110, 30, 40));
         assert_eq!(f.from_screen(&f.to_screen(&r)), r);
+        assert_eq!(f.window_in_frame(), None);
+    }
+
+    #[test]
+    fn a_frame_grown_by_a_popup_keeps_the_window_anchored() {
+        // A 400×120 window at (300, 200) with its menu hanging from (320, 150) to y = 500: the
+        // frame starts at the menu's top, so the window sits 50 px down in it.
+        let window = Rect::new(300, 200, 400, 120);
+        let f = FrameInfo {
+            id: 2,
+            monitor: "m".into(),
+            scale_factor: 1.0,
+            origin: Point { x: 300, y: 150 },
+            width: 400,
+            height: 350,
+            window: Some(WindowInfo {
+                id: 7,
+                title: "app".into(),
+                app_name: "App".into(),
+                pid: 0,
+                rect: window,
+                focused: true,
+            }),
+        };
+        assert_eq!(f.window_in_frame(), Some(Rect::new(0, 50, 400, 120)));
+        // A menu item found at frame (30, 320) is clicked at screen (330, 470).
+        assert_eq!(
+            f.to_screen(&Rect::new(30, 320, 60, 16)),
+            Rect::new(330, 470, 60, 16)
+        );
+        assert_eq!(f.to_screen(&f.window_in_frame().unwrap()), window);
     }
 }
