@@ -27,8 +27,9 @@ impl Runner<'_> {
         let Ok(now) = self.capture.capture_window(id) else {
             return false;
         };
+        let here = moved(frame, &now, rect);
         self.finder
-            .read_text(&now, rect)
+            .read_text(&now, here)
             .is_some_and(|seen| seen.trim() == text.trim())
     }
 
@@ -82,7 +83,9 @@ impl Runner<'_> {
         let deadline = self.clock.now_ms() + max_ms;
         loop {
             match self.capture.capture_window(id) {
-                Ok(now) if !mend_vision::field_is_blank(&now.image, rect) => return Ok(()),
+                Ok(now) if !mend_vision::field_is_blank(&now.image, moved(frame, &now, rect)) => {
+                    return Ok(())
+                }
                 Ok(_) => {}
                 // The window went away (a dialog closed on Return): nothing to look at.
                 Err(_) => return Ok(()),
@@ -107,7 +110,7 @@ impl Runner<'_> {
         let deadline = self.clock.now_ms() + max_ms;
         loop {
             if let Ok(now) = self.capture.capture_window(id) {
-                if mend_vision::field_is_blank(&now.image, rect) {
+                if mend_vision::field_is_blank(&now.image, moved(frame, &now, rect)) {
                     return true;
                 }
             }
@@ -117,4 +120,10 @@ impl Runner<'_> {
             self.clock.sleep_ms(20);
         }
     }
+}
+
+/// `rect` of `before` in the pixels of `now`: a frame's origin moves when a popup of the app
+/// grows it up or left, and the same screen place must be looked at.
+pub(super) fn moved(before: &Frame, now: &Frame, rect: Rect) -> Rect {
+    now.info.from_screen(&before.info.to_screen(&rect))
 }

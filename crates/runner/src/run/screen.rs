@@ -17,7 +17,7 @@ impl Runner<'_> {
             let Ok(now) = self.capture.capture_window(id) else {
                 return;
             };
-            let new = mend_vision::crop(&now.image, rect);
+            let new = mend_vision::crop(&now.image, super::field::moved(before, &now, rect));
             if old.as_ref().map(|o| o.as_raw()) != new.as_ref().map(|n| n.as_raw()) {
                 return;
             }
