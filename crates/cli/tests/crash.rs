@@ -83,6 +83,21 @@ fn settled_effects(app: &App, n: usize) -> Vec<Value> {
     last
 }
 
+/// A failed round's run folder (audit, failure screenshots, report) is copied to
+/// `out/crash-failures/` before the temporary database goes away.
+fn keep_evidence(db: &Path, run: &str, flow: &str, round: usize) {
+    let to = repo_root()
+        .join("out/crash-failures")
+        .join(format!("{flow}-{round}-{run}"));
+    let _ = std::fs::create_dir_all(&to);
+    if let Ok(files) = std::fs::read_dir(db.join("runs").join(run)) {
+        for f in files.flatten() {
+            let _ = std::fs::copy(f.path(), to.join(f.file_name()));
+        }
+    }
+    eprintln!("the run's folder is kept in {}", to.display());
+}
+
 struct Case {
     flow: &'static str,
     screen: &'static str,
@@ -163,6 +178,9 @@ fn crash_rounds(case: Case, seed: u64) {
         } else {
             let id = list[0]["id"].as_str().unwrap().to_string();
             let out = mend(db.path(), &["resume", &id]);
+            if out.status.code() != Some(0) {
+                keep_evidence(db.path(), &id, case.flow, k);
+            }
             assert_eq!(
                 out.status.code(),
                 Some(0),
