@@ -42,6 +42,9 @@ pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Optio
 /// of it; an idle one needs well under a second.
 pub const DESKTOP_START_BOUND: Duration = Duration::from_secs(60);
 
+/// How many times a window manager is started before a desktop gives up.
+const WM_ATTEMPTS: u32 = 3;
+
 /// An X server and a window manager, killed on drop.
 pub struct Desktop {
     pub display: String,
@@ -52,7 +55,7 @@ pub struct Desktop {
 impl Desktop {
     /// 1280×800×24, the size the benchmarks and screenshots assume. Waits for the X server's
     /// own readiness (`-displayfd`), then for openbox; an openbox that does not come up (or
-    /// exits) is killed and started once more. Fails only if that all takes longer than
+    /// exits) is killed and started again, three starts at most. Fails only if that all takes longer than
     /// [`DESKTOP_START_BOUND`].
     pub fn start() -> Result<Desktop> {
         let deadline = Instant::now() + DESKTOP_START_BOUND;
@@ -154,8 +157,10 @@ fn wm_is_up(display: &str) -> bool {
 }
 
 /// Start a window manager with `spawn` and wait until it is up on `display`. If it is not up
-/// within half the time left (or it exits first), kill it and start it once more, which gets the
-/// rest of the time up to `deadline`.
+/// within its share of the time left (a third, then half; or it exits first), kill it and start
+/// it again: at most [`WM_ATTEMPTS`] starts, the last getting the rest of the time up to
+/// `deadline`. (Under load openbox itself now and then exits at start: seen in CI with 8
+/// desktops starting at once.)
 fn start_wm(
     display: &str,
     deadline: Instant,
@@ -163,10 +168,10 @@ fn start_wm(
 ) -> Result<Child> {
     let started = Instant::now();
     let mut why = "did not come up";
-    for attempt in 1..=2 {
+    for attempt in 1..=WM_ATTEMPTS {
         let mut wm = spawn()?;
         let left = deadline.saturating_duration_since(Instant::now());
-        let until = if attempt == 1 { left / 2 } else { left };
+        let until = left / (WM_ATTEMPTS - attempt + 1);
         let outcome = wait_for(until, || {
             if wm_is_up(display) {
                 Some(true)
@@ -187,7 +192,7 @@ fn start_wm(
         stop(&mut wm);
     }
     bail!(
-        "the window manager {why} on {display}, twice, within {:.1} s (is the machine overloaded?)",
+        "the window manager {why} on {display}, {WM_ATTEMPTS} times, within {:.1} s (is the machine overloaded?)",
         started.elapsed().as_secs_f64()
     )
 }
@@ -216,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn a_window_manager_that_exits_at_start_is_started_once_more() {
+    fn a_window_manager_that_exits_at_start_is_started_again() {
         let deadline = Instant::now() + DESKTOP_START_BOUND;
         let (mut xvfb, display) = start_xvfb(deadline).unwrap();
         let spawns = Cell::new(0);
@@ -235,8 +240,8 @@ mod tests {
             stop(&mut wm);
         }
         stop(&mut xvfb);
-        assert_eq!(spawns.get(), 2);
-        assert!(up, "the second openbox did not come up");
+        assert!(spawns.get() >= 2, "started again after it exited");
+        assert!(up, "no openbox came up after the first exited");
     }
 
     #[test]
@@ -253,7 +258,11 @@ mod tests {
         .unwrap_err();
         let late = Instant::now().saturating_duration_since(deadline);
         stop(&mut xvfb);
-        assert_eq!(pids.len(), 2, "one retry, not more");
+        assert_eq!(
+            pids.len(),
+            WM_ATTEMPTS as usize,
+            "as many starts as allowed, not more"
+        );
         let msg = err.to_string();
         assert!(
             msg.contains("did not come up") && msg.contains(&display),
