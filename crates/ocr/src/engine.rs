@@ -108,15 +108,7 @@ impl OcrEngine {
         let Some(r) = region.clamp_to(&bounds) else {
             return Ok(Vec::new());
         };
-        // Keyed by the raw pixels read, before preprocessing: a cache hit costs one hash of
-        // the crop, not an upscale.
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (r.w, r.h, opts.scale, opts.psm, &self.langs).hash(&mut h);
-        for y in r.y..r.bottom() {
-            let start = ((y as u32 * img.width() + r.x as u32) * 4) as usize;
-            img.as_raw()[start..start + r.w as usize * 4].hash(&mut h);
-        }
-        let key = h.finish();
+        let key = crop_key(img, r, (r.w, r.h, opts.scale, opts.psm, &self.langs));
         let words = if let Some(ws) = self.cache.get(&key) {
             self.hits += 1;
             ws.clone()
@@ -176,13 +168,11 @@ impl OcrEngine {
         };
         let pad = (g.text_h.max(4) as u32).min(16);
         let psm = if g.glyphs <= 1 { 10 } else { 8 };
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        ("glyphs", r.w, r.h, g.bg, scale, pad, psm, &self.langs).hash(&mut h);
-        for y in r.y..r.bottom() {
-            let start = ((y as u32 * img.width() + r.x as u32) * 4) as usize;
-            img.as_raw()[start..start + r.w as usize * 4].hash(&mut h);
-        }
-        let key = h.finish();
+        let key = crop_key(
+            img,
+            r,
+            ("glyphs", r.w, r.h, g.bg, scale, pad, psm, &self.langs),
+        );
         let words = if let Some(ws) = self.cache.get(&key) {
             self.hits += 1;
             ws.clone()
@@ -256,4 +246,16 @@ impl OcrEngine {
         self.tess = Some(tess);
         Ok(parse_tsv_with(&tsv, keep_marks))
     }
+}
+
+/// A cache key for reading `r` of `img` with the settings in `how`: the raw pixels read, before
+/// preprocessing (a hit costs one hash of the crop, not an upscale).
+fn crop_key(img: &RgbaImage, r: Rect, how: impl Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    how.hash(&mut h);
+    for y in r.y..r.bottom() {
+        let start = ((y as u32 * img.width() + r.x as u32) * 4) as usize;
+        img.as_raw()[start..start + r.w as usize * 4].hash(&mut h);
+    }
+    h.finish()
 }
