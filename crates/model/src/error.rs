@@ -31,10 +31,17 @@ pub enum ErrorCode {
     /// Text was typed but the field still shows nothing: it went elsewhere (the app moved its
     /// focus). The run stops before any later step can commit it.
     FieldNotFilled,
+    /// A check step's caption was found but no check box beside it (or two alike): nothing
+    /// was clicked.
+    CheckboxNotFound,
+    /// A check box whose look says neither ticked nor clear: nothing was clicked.
+    CheckStateUnknown,
+    /// A check box was clicked and does not read as asked afterwards.
+    CheckNotSet,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -56,6 +63,9 @@ impl ErrorCode {
         ErrorCode::ResumeUnverified,
         ErrorCode::FieldNotCleared,
         ErrorCode::FieldNotFilled,
+        ErrorCode::CheckboxNotFound,
+        ErrorCode::CheckStateUnknown,
+        ErrorCode::CheckNotSet,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +91,9 @@ impl ErrorCode {
             ErrorCode::ResumeUnverified => "RESUME_UNVERIFIED",
             ErrorCode::FieldNotCleared => "FIELD_NOT_CLEARED",
             ErrorCode::FieldNotFilled => "FIELD_NOT_FILLED",
+            ErrorCode::CheckboxNotFound => "CHECKBOX_NOT_FOUND",
+            ErrorCode::CheckStateUnknown => "CHECK_STATE_UNKNOWN",
+            ErrorCode::CheckNotSet => "CHECK_NOT_SET",
         }
     }
 

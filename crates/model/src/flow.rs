@@ -107,6 +107,11 @@ pub enum Action {
     Drag,
     WaitFor,
     Assert,
+    /// Tick the check box captioned by the target: read first, clicked only when clear, and
+    /// it must read ticked afterwards.
+    Check,
+    /// Clear the check box captioned by the target (the same, the other way).
+    Uncheck,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -300,6 +305,8 @@ fn check_step(s: &Step, vars: &BTreeMap<String, String>, columns: &[String]) -> 
             | Action::Type
             | Action::Drag
             | Action::Scroll
+            | Action::Check
+            | Action::Uncheck
     );
     match (&s.target, needs_target) {
         (None, true) => return Err(format!("{:?} needs a `target`", s.action).to_lowercase()),
@@ -312,6 +319,20 @@ fn check_step(s: &Step, vars: &BTreeMap<String, String>, columns: &[String]) -> 
             return Err("key needs `keys` (\"Return\", \"ctrl+a\")".into())
         }
         Action::Drag if s.to.is_none() => return Err("drag needs `to`".into()),
+        Action::Check | Action::Uncheck
+            if s.target.as_ref().is_some_and(|t| {
+                t.text.is_none()
+                    || !matches!(
+                        t.role.as_deref().map(Role::parse),
+                        None | Some(Some(Role::Any | Role::Label | Role::Text))
+                    )
+            }) =>
+        {
+            return Err(format!(
+                "{} needs the check box's caption as its target's `text` (role left out, or \"label\")",
+                if s.action == Action::Check { "check" } else { "uncheck" }
+            ))
+        }
         Action::WaitFor | Action::Assert if s.check.is_empty() => {
             return Err("wait_for and assert need at least one `check`".into())
         }

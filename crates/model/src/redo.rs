@@ -38,7 +38,10 @@ impl Step {
     /// How this step may be redone (ignoring its `verify`, which is consulted first).
     pub fn redo(&self) -> Redo {
         match self.action {
-            Action::Focus | Action::WaitFor | Action::Assert => return Redo::Again,
+            // A check box is read before it is clicked: redone, it is left as it is.
+            Action::Focus | Action::WaitFor | Action::Assert | Action::Check | Action::Uncheck => {
+                return Redo::Again
+            }
             _ => {}
         }
         match self.risk {
@@ -66,7 +69,9 @@ impl Step {
                 "a scroll sent twice moves twice (a spin box or a list changes value)",
             ),
             Action::Drag => Redo::NeedsVerify("a drag sent twice moves twice"),
-            Action::Focus | Action::WaitFor | Action::Assert => Redo::Again,
+            Action::Focus | Action::WaitFor | Action::Assert | Action::Check | Action::Uncheck => {
+                Redo::Again
+            }
         }
     }
 }
@@ -156,6 +161,34 @@ risk = "write"
         assert!(matches!(kinds[7], Redo::NeedsVerify(_)));
         let w: Vec<usize> = flow_warnings(&f).iter().map(|w| w.step).collect();
         assert_eq!(w, vec![1, 3, 4, 5, 7]);
+    }
+
+    #[test]
+    fn a_check_box_step_is_redone_even_as_a_write_and_needs_its_caption() {
+        let f = steps(
+            r#"
+[[step]]
+action = "check"
+target = { text = "Replace all" }
+risk = "write"
+[[step]]
+action = "uncheck"
+target = { text = "Decorate", role = "label" }
+"#,
+        );
+        assert!(f.steps.iter().all(|s| s.redo() == Redo::Again));
+        assert!(flow_warnings(&f).is_empty());
+        for bad in [
+            "target = { near = \"Replace all\", offset = [-20, 0] }",
+            "target = { text = \"Replace all\", role = \"button\" }",
+            "",
+        ] {
+            let src = format!(
+                "version = 1\nname = \"t\"\n[window]\ntitle = \"T\"\n[[step]]\naction = \"check\"\n{bad}\n"
+            );
+            let e = parse_flow("t.toml", &src, &[]).unwrap_err();
+            assert_eq!(e.code, crate::ErrorCode::FlowInvalid, "{bad}");
+        }
     }
 
     #[test]

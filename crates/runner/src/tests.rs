@@ -53,6 +53,10 @@ struct World {
     frozen: bool,
     /// The app takes the focus away from a clicked field (typed text lands nowhere seen).
     drops_focus: bool,
+    /// Check boxes by caption on the "options" screen: ticked or not.
+    ticks: BTreeMap<&'static str, bool>,
+    /// The check boxes ignore clicks (a disabled box).
+    boxes_stuck: bool,
     clock: FakeClock,
 }
 
@@ -71,6 +75,23 @@ fn controls(screen: &str) -> Vec<(&'static str, Role, Rect)> {
             ("删除 ", Role::Button, Rect::new(200, 70, 60, 20)),
         ],
         "result" => vec![("结果", Role::Text, Rect::new(10, 100, 60, 20))],
+        // Two check-box captions (their boxes: `check_boxes`) and a caption with no box.
+        "options" => vec![
+            ("记住我", Role::Text, Rect::new(40, 20, 60, 14)),
+            ("自动登录", Role::Text, Rect::new(40, 50, 60, 14)),
+            ("说明", Role::Text, Rect::new(40, 80, 60, 14)),
+        ],
+        _ => vec![],
+    }
+}
+
+/// The check boxes of a screen: (caption, indicator), the box left of its caption.
+fn check_boxes(screen: &str) -> Vec<(&'static str, Rect)> {
+    match screen {
+        "options" => vec![
+            ("记住我", Rect::new(20, 20, 14, 14)),
+            ("自动登录", Rect::new(20, 50, 14, 14)),
+        ],
         _ => vec![],
     }
 }
@@ -112,9 +133,39 @@ impl Capture for Desk {
             .filter(|(_, role, _)| *role == Role::Field && id == MAIN)
             .map(|(l, _, r)| (r, w.fields.get(l).map_or(0, |t| t.chars().count())))
             .collect();
+        let boxes: Vec<(Rect, bool)> = check_boxes(&w.screen)
+            .into_iter()
+            .map(|(l, r)| (r, w.ticks.get(l).copied().unwrap_or(false)))
+            .collect();
+        let captions: Vec<Rect> = controls(&w.screen)
+            .into_iter()
+            .filter(|(_, role, _)| *role == Role::Text)
+            .map(|c| c.2)
+            .collect();
         // Flat where the controls are (so a pick finds no stray box), a pattern below it.
         let img = RgbaImage::from_fn(320, 160, |x, y| {
             let (x_, y_) = (x as i32, y as i32);
+            // A check box: a dark outline, white inside, a dark cross when ticked.
+            for (r, ticked) in &boxes {
+                if r.contains(Point { x: x_, y: y_ }) {
+                    let (dx, dy) = (x_ - r.x, y_ - r.y);
+                    let edge = dx == 0 || dy == 0 || dx == r.w - 1 || dy == r.h - 1;
+                    let cross =
+                        *ticked && (3..r.w - 3).contains(&dx) && (dx == dy || dx == r.h - 1 - dy);
+                    return if edge || cross {
+                        image::Rgba([40, 40, 40, 255])
+                    } else {
+                        image::Rgba([255, 255, 255, 255])
+                    };
+                }
+            }
+            // A caption: ink strokes across its box.
+            if captions
+                .iter()
+                .any(|r| r.inflate(-2).contains(Point { x: x_, y: y_ }) && x_ % 5 < 2)
+            {
+                return image::Rgba([20, 20, 20, 255]);
+            }
             for (r, n) in &ink {
                 let dx = x_ - r.x - 5;
                 if dx >= 0
@@ -176,6 +227,16 @@ impl Input for Keyboard {
                     if !w.sticky_popup {
                         w.extra.retain(|(i, _)| *i != POPUP);
                         w.focus = MAIN;
+                    }
+                    return Ok(());
+                }
+                if let Some((l, _)) = check_boxes(&w.screen)
+                    .into_iter()
+                    .find(|(_, r)| r.contains(*at))
+                {
+                    if !w.boxes_stuck {
+                        let t = w.ticks.entry(l).or_default();
+                        *t = !*t;
                     }
                     return Ok(());
                 }
@@ -1318,4 +1379,89 @@ fn text_that_never_shows_in_its_field_stops_the_run_before_anything_commits() {
         b.world.borrow().effects.is_empty(),
         "the login was never clicked"
     );
+}
+
+const OPTIONS: &str = r#"
+[[step]]
+id = "remember"
+action = "check"
+target = { text = "记住我" }
+[[step]]
+id = "auto"
+action = "uncheck"
+target = { text = "自动登录" }
+"#;
+
+fn clicks(w: &World) -> usize {
+    w.inputs
+        .iter()
+        .filter(|i| matches!(i, In::Click { .. }))
+        .count()
+}
+
+#[test]
+fn check_and_uncheck_click_the_box_only_when_it_is_not_as_asked() {
+    // Both clear: the first is ticked with one click on its box, the second left alone.
+    let b = bench("options");
+    let lf = flow(&b, OPTIONS);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.ticks.get("记住我"), Some(&true));
+    assert!(!w.ticks.get("自动登录").copied().unwrap_or(false));
+    assert_eq!(clicks(&w), 1, "{:?}", w.inputs);
+    match &w.inputs[0] {
+        In::Click { at, .. } => assert!(Rect::new(20, 20, 14, 14).contains(*at), "{at:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(s.steps[1]
+        .message
+        .as_deref()
+        .unwrap_or("")
+        .contains("already clear"));
+    drop(w);
+    // Run again with both ticked: the second is cleared, the first not touched.
+    let b = bench("options");
+    b.world.borrow_mut().ticks = [("记住我", true), ("自动登录", true)].into();
+    let (s, _) = go(&b, &flow(&b, OPTIONS), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert!(w.ticks["记住我"]);
+    assert!(!w.ticks["自动登录"]);
+    assert_eq!(clicks(&w), 1);
+}
+
+#[test]
+fn a_box_that_does_not_take_the_click_stops_the_run() {
+    let b = bench("options");
+    b.world.borrow_mut().boxes_stuck = true;
+    let (s, _) = go(&b, &flow(&b, OPTIONS), vec![], None, |_| {});
+    assert_ne!(s.status, "passed");
+    assert_eq!(s.code, Some(ErrorCode::CheckNotSet), "{s:?}");
+    assert_ne!(s.exit_code(), 0);
+    let w = b.world.borrow();
+    assert_eq!(clicks(&w), 1, "clicked once, never toggled back and forth");
+}
+
+#[test]
+fn a_caption_with_no_check_box_is_refused_before_any_click() {
+    let b = bench("options");
+    let body = "[[step]]\nid = \"n\"\naction = \"check\"\ntarget = { text = \"说明\" }\n";
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::CheckboxNotFound), "{s:?}");
+    assert_eq!(clicks(&b.world.borrow()), 0);
+}
+
+#[test]
+fn a_check_redone_after_a_crash_does_not_toggle_the_box_back() {
+    // The crash came after the click ticked the box and before the result was written.
+    let b = bench("options");
+    b.world.borrow_mut().ticks.insert("记住我", true);
+    let lf = flow(&b, OPTIONS);
+    let id = crashed_at(&b, &lf, 0);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert!(w.ticks["记住我"]);
+    assert_eq!(clicks(&w), 0, "{:?}", w.inputs);
 }

@@ -29,7 +29,7 @@ const MIN_W: i32 = 24;
 const MIN_H: i32 = 14;
 const MAX_H: i32 = 90;
 
-fn gray(img: &RgbaImage) -> GrayImage {
+pub(crate) fn gray(img: &RgbaImage) -> GrayImage {
     image::DynamicImage::ImageRgba8(img.clone()).to_luma8()
 }
 
@@ -39,7 +39,7 @@ struct Run {
     x1: i32,
 }
 
-fn h_runs(g: &GrayImage) -> Vec<Run> {
+fn h_runs(g: &GrayImage, min_w: i32) -> Vec<Run> {
     let (w, h) = (g.width() as i32, g.height() as i32);
     let mut runs = Vec::new();
     for y in 0..h - 1 {
@@ -53,7 +53,7 @@ fn h_runs(g: &GrayImage) -> Vec<Run> {
             match (edge, start) {
                 (true, None) => start = Some(x),
                 (false, Some(s)) => {
-                    if x - s >= MIN_W {
+                    if x - s >= min_w {
                         runs.push(Run {
                             y,
                             x0: s,
@@ -198,15 +198,27 @@ fn trace_side(g: &GrayImage, end: i32, dir: i32, y0: i32, y1: i32, reach: i32) -
 /// Framed rectangles that look like controls, in image pixels, outermost first.
 pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
     let g = gray(img);
-    let runs = h_runs(&g);
+    framed_rects(&g, MIN_W, MIN_H, MAX_H)
+        .into_iter()
+        .map(|rect| ControlBox {
+            role: guess_role(&g, rect),
+            rect,
+        })
+        .collect()
+}
+
+/// Closed frames whose top and bottom lines are at least `min_w` long and `min_h..=max_h`
+/// apart, largest first, near-duplicates (nested bevel lines) merged.
+pub(crate) fn framed_rects(g: &GrayImage, min_w: i32, min_h: i32, max_h: i32) -> Vec<Rect> {
+    let runs = h_runs(g, min_w);
     let mut rects: Vec<Rect> = Vec::new();
     for (i, top) in runs.iter().enumerate() {
         for bot in runs[i + 1..].iter() {
             let dy = bot.y - top.y;
-            if dy < MIN_H {
+            if dy < min_h {
                 continue;
             }
-            if dy > MAX_H {
+            if dy > max_h {
                 break; // runs are sorted by y
             }
             if (top.x0 - bot.x0).abs() > 3 || (top.x1 - bot.x1).abs() > 3 {
@@ -214,9 +226,11 @@ pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
             }
             let (x0, x1) = (top.x0.min(bot.x0), top.x1.max(bot.x1));
             let (y0, y1) = (top.y + 1, bot.y);
+            // Rounded corners cut a small frame's lines short by a larger share of its width.
+            let reach = if x1 - x0 < MIN_W { 4 } else { (x1 - x0) / 4 };
             let (Some(left), Some(right)) = (
-                side(&g, x0, -1, y0, y1, (x1 - x0) / 4),
-                side(&g, x1 + 1, 1, y0, y1, (x1 - x0) / 4),
+                side(g, x0, -1, y0, y1, reach),
+                side(g, x1 + 1, 1, y0, y1, reach),
             ) else {
                 continue;
             };
@@ -233,12 +247,7 @@ pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
             kept.push(r);
         }
     }
-    kept.into_iter()
-        .map(|rect| ControlBox {
-            role: guess_role(&g, rect),
-            rect,
-        })
-        .collect()
+    kept
 }
 
 /// Fields are wide and their interior is mostly one flat colour with text (if any) on the left;

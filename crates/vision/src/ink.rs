@@ -42,6 +42,7 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
         return false;
     }
     let bg = background(img, inner);
+    let inner = without_drop_button(img, inner, bg);
     let rows: Vec<i32> = (inner.y..inner.bottom())
         .filter(|&y| {
             let n = (inner.x..inner.right())
@@ -80,6 +81,32 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
         [(s, e)] => e - s <= 2,
         _ => false,
     }
+}
+
+/// A combo box's field and its drop button share one frame: a full-height line splits off a
+/// part at the right end no wider than about one and a half box heights, holding the arrow.
+/// The field is what lies left of that line. A line is a column differing from the
+/// background, faintly (themes draw it light), down nearly every row and in one steady grey;
+/// text never spans the whole height, so a glyph at the right end is not taken for one.
+fn without_drop_button(img: &RgbaImage, inner: Rect, bg: i32) -> Rect {
+    let widest = inner.h * 8 / 5 + 6;
+    for x in (inner.right() - widest).max(inner.x + inner.w / 2)..inner.right() - 4 {
+        let greys: Vec<i32> = (inner.y..inner.bottom()).map(|y| luma(img, x, y)).collect();
+        let off: Vec<i32> = greys
+            .iter()
+            .copied()
+            .filter(|g| (g - bg).abs() >= 16)
+            .collect();
+        let steady = off
+            .iter()
+            .max()
+            .zip(off.iter().min())
+            .is_some_and(|(a, b)| a - b <= 40);
+        if off.len() * 10 >= greys.len() * 9 && steady {
+            return Rect::new(inner.x, inner.y, x - inner.x, inner.h);
+        }
+    }
+    inner
 }
 
 #[cfg(test)]
@@ -138,6 +165,24 @@ mod tests {
             ink(&mut bullets, 8 + i * 9, 6);
         }
         assert!(!field_is_blank(&bullets, r));
+    }
+
+    #[test]
+    fn a_combo_box_arrow_is_not_content_but_text_at_the_right_end_is() {
+        let r = Rect::new(0, 0, 200, 26);
+        let mut combo = field();
+        // A faint divider 26 px from the right, and the arrow right of it.
+        for y in 2..24 {
+            combo.put_pixel(172, y, image::Rgba([220, 220, 220, 255]));
+        }
+        ink(&mut combo, 181, 8);
+        assert!(field_is_blank(&combo, r), "the arrow is the drop button's");
+        ink(&mut combo, 150, 3);
+        assert!(!field_is_blank(&combo, r), "a glyph in the field part");
+        // Right-aligned text with no divider: content.
+        let mut amount = field();
+        ink(&mut amount, 186, 6);
+        assert!(!field_is_blank(&amount, r));
     }
 
     #[test]

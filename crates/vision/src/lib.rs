@@ -2,11 +2,13 @@
 //! boxes found from edges. Nothing here reads text.
 
 mod boxes;
+mod check;
 mod fingerprint;
 mod ink;
 mod template;
 
 pub use boxes::{find_control_boxes, ControlBox};
+pub use check::{check_state, find_check_indicator};
 pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use ink::{background, field_is_blank, is_ink, luma};
 pub use template::{crop, find_template, pixel_diff, TemplateHit, SCALES};

@@ -84,7 +84,9 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
 
   function validate(flow: Flow): { error: BackendError | null; step: number | null } {
     for (const [i, s] of flow.step.entries()) {
-      const needsTarget = ["click", "double_click", "right_click", "type", "drag", "scroll"].includes(s.action);
+      const needsTarget = ["click", "double_click", "right_click", "type", "drag", "scroll", "check", "uncheck"].includes(
+        s.action,
+      );
       if (needsTarget && !(s.target?.text || s.target?.near)) {
         return {
           error: { code: "FLOW_INVALID", message: `${"flow"}:${i + 1}:1: step ${i + 1}: ${s.action} needs a target with text or near` },
@@ -102,7 +104,7 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
   function warnings(flow: Flow): FlowWarning[] {
     const out: FlowWarning[] = [];
     for (const [i, s] of flow.step.entries()) {
-      if (s.verify || ["focus", "wait_for", "assert"].includes(s.action)) continue;
+      if (s.verify || ["focus", "wait_for", "assert", "check", "uncheck"].includes(s.action)) continue;
       const risk = s.risk ?? "read";
       const why =
         risk !== "read"

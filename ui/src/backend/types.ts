@@ -53,6 +53,8 @@ export type Action =
   | "key"
   | "scroll"
   | "drag"
+  | "check"
+  | "uncheck"
   | "wait_for"
   | "assert";
 
@@ -65,6 +67,8 @@ export const ACTIONS: Action[] = [
   "key",
   "scroll",
   "drag",
+  "check",
+  "uncheck",
   "wait_for",
   "assert",
 ];

@@ -62,5 +62,5 @@ export function describeCheck(c: Check): string {
 
 /** Which actions act on a control (and so need a target). */
 export function needsTarget(action: Step["action"]): boolean {
-  return ["click", "double_click", "right_click", "type", "drag", "scroll"].includes(action);
+  return ["click", "double_click", "right_click", "type", "drag", "scroll", "check", "uncheck"].includes(action);
 }

@@ -488,6 +488,10 @@ impl Runner<'_> {
         }
         d.confidence = Some(located.confidence);
         d.rect = Some(located.rect);
+        if matches!(step.action, Action::Check | Action::Uncheck) {
+            let want = step.action == Action::Check;
+            return self.set_check(lf, step, vars, at, &what, &frame, located, &h, d, want);
+        }
         let c = located.screen_box.center();
         let drop_at = match (&step.action, &step.to) {
             (Action::Drag, Some(to)) => {

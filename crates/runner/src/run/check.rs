@@ -1,0 +1,124 @@
+//! `check` and `uncheck`: a check box set to a state, not clicked blindly.
+//!
+//! The target is the box's caption. The indicator is found beside it (mend_vision), read,
+//! clicked only when it does not already hold the state asked, and read again after the
+//! screen settles: a box that does not take the click (a caption that is a label of its own,
+//! a disabled box) is `CHECK_NOT_SET`, never a run that goes on as if it had. No box beside the
+//! caption is `CHECKBOX_NOT_FOUND` and a look that says neither state `CHECK_STATE_UNKNOWN`,
+//! both before any input. Reading first makes the step safe to redo after a crash.
+
+use super::*;
+use mend_model::Point;
+
+fn state_word(ticked: bool) -> &'static str {
+    if ticked {
+        "ticked"
+    } else {
+        "clear"
+    }
+}
+
+impl Runner<'_> {
+    /// Set the check box captioned at `located` (in `frame`) to `want`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn set_check(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+        at: Option<At>,
+        what: &str,
+        frame: &Frame,
+        located: Located,
+        h: &Fingerprint,
+        mut d: StepDetail,
+        want: bool,
+    ) -> Result<(Option<Located>, StepDetail), Fail> {
+        let refuse = |code, msg: String| Fail {
+            err: err(code, msg),
+            acted: false,
+            frame: Some(Box::new(frame.clone())),
+            candidates: vec![],
+        };
+        let caption = located.text.clone();
+        let Some(ind) = mend_vision::find_check_indicator(&frame.image, located.rect) else {
+            return Err(refuse(
+                ErrorCode::CheckboxNotFound,
+                format!(
+                    "found the caption '{caption}' at {:?}, but no check box beside it (or two alike): nothing was clicked. Is it a check box? Use `click` with a `verify` for other controls",
+                    located.rect
+                ),
+            ));
+        };
+        let Some(before) = mend_vision::check_state(&frame.image, ind) else {
+            return Err(refuse(
+                ErrorCode::CheckStateUnknown,
+                format!(
+                    "the check box of '{caption}' at {ind:?} looks neither ticked nor clear: nothing was clicked. Set it by hand and answer done"
+                ),
+            ));
+        };
+        if before == want {
+            d.message = Some(format!(
+                "the check box of '{caption}' was already {}: not clicked",
+                state_word(want)
+            ));
+            self.intent(at, what)?;
+            self.after_act(lf, step, vars, &mut d, at, what, Some(&located), h)?;
+            return Ok((Some(located), d));
+        }
+        // The indicator in screen pixels: the caption's frame-to-screen offset applied to it.
+        let (dx, dy) = (
+            located.screen_box.x - located.rect.x,
+            located.screen_box.y - located.rect.y,
+        );
+        let c = ind.center();
+        let at_screen = Point {
+            x: c.x + dx,
+            y: c.y + dy,
+        };
+        self.spend(1)?;
+        self.intent(at, what)?;
+        let t1 = self.clock.now_ms();
+        self.send(&Input_::click(at_screen)).map_err(|e| Fail {
+            err: e,
+            acted: true,
+            frame: None,
+            candidates: vec![],
+        })?;
+        d.act_ms = self.clock.now_ms() - t1;
+        let mut on_box = located.clone();
+        on_box.rect = ind;
+        on_box.screen_box = Rect::new(ind.x + dx, ind.y + dy, ind.w, ind.h);
+        self.after_act(lf, step, vars, &mut d, at, what, Some(&on_box), h)?;
+        let after = frame
+            .info
+            .window
+            .as_ref()
+            .and_then(|w| self.capture.capture_window(w.id).ok())
+            .and_then(|now| {
+                let r = super::field::moved(frame, &now, ind);
+                mend_vision::check_state(&now.image, r)
+            });
+        if after != Some(want) {
+            return Err(Fail {
+                err: err(
+                    ErrorCode::CheckNotSet,
+                    format!(
+                        "clicked the check box of '{caption}' at {ind:?} to make it {}, and it now reads {}: the click did not set it. Look at the form, set the box by hand and answer done",
+                        state_word(want),
+                        after.map_or("as neither", state_word)
+                    ),
+                ),
+                acted: true,
+                frame: None,
+                candidates: vec![],
+            });
+        }
+        d.message = Some(format!(
+            "the check box of '{caption}' is {} now",
+            state_word(want)
+        ));
+        Ok((Some(on_box), d))
+    }
+}

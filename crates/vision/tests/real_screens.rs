@@ -1,0 +1,65 @@
+//! Pixels of real third-party apps (issue 13), cut from screenshots of their windows under
+//! Xvfb: a GTK 3 find-and-replace dialog (mousepad, Adwaita). Boxes here are the dialog's
+//! pixels, measured once on the PNG.
+
+use mend_model::Rect;
+use mend_vision::{check_state, field_is_blank, find_check_indicator, find_control_boxes};
+
+fn screen(name: &str) -> image::RgbaImage {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/screens")
+        .join(name);
+    image::open(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .to_rgba8()
+}
+
+#[test]
+fn a_gtk_combo_entry_with_its_arrow_is_an_empty_field() {
+    let img = screen("gtk_find_replace.png");
+    // The "Search for:" entry and its drop button, as the locator boxes it.
+    let b = find_control_boxes(&img)
+        .into_iter()
+        .find(|b| b.rect.contains(mend_model::Point { x: 200, y: 52 }) && b.rect.w > 200)
+        .expect("the entry's frame");
+    assert!(
+        b.rect.right() > 400,
+        "the box takes in the arrow: {:?}",
+        b.rect
+    );
+    assert!(field_is_blank(&img, b.rect), "{:?}", b.rect);
+}
+
+#[test]
+fn gtk_check_boxes_are_found_beside_their_captions_and_read() {
+    let img = screen("gtk_find_replace.png");
+    // (caption, its indicator, ticked)
+    let cases = [
+        (
+            Rect::new(36, 236, 92, 14),
+            Rect::new(16, 236, 16, 16),
+            false,
+        ), // Replace all in:
+        (
+            Rect::new(238, 121, 83, 14),
+            Rect::new(218, 120, 16, 16),
+            true,
+        ), // Wrap around
+        (
+            Rect::new(36, 152, 74, 14),
+            Rect::new(16, 152, 16, 16),
+            false,
+        ), // Match case
+    ];
+    for (caption, want, ticked) in cases {
+        let got = find_check_indicator(&img, caption)
+            .unwrap_or_else(|| panic!("no indicator beside {caption:?}"));
+        assert!(
+            got.iou(&want) > 0.5,
+            "beside {caption:?}: {got:?}, want {want:?}"
+        );
+        assert_eq!(check_state(&img, got), Some(ticked), "{caption:?}");
+    }
+    // The "Search for:" label has a field beside it, not a check box.
+    assert_eq!(find_check_indicator(&img, Rect::new(12, 44, 70, 14)), None);
+}
