@@ -57,6 +57,14 @@ pub const LINE_OCR: OcrOptions = OcrOptions {
     min_conf: 40.0,
 };
 
+/// Texts `a` and `o`, both inside box `b`, on one row with more than a text height between
+/// them: two items of a bar, not one caption (删除全部 read as 删除 and 全部 touch).
+fn items_apart(b: &Rect, a: &Rect, o: &Rect) -> bool {
+    let same_row = o.y < a.bottom() && a.y < o.bottom();
+    let gap = (o.x - a.right()).max(a.x - o.right());
+    o != a && b.contains(o.center()) && same_row && gap > a.h.max(o.h)
+}
+
 /// Single-line reading of a crop `h` pixels tall, upscaled so the text lands near the size
 /// Tesseract reads best (~30–45 px glyphs): 3× for a 34 px button, 2× at 150 % fonts. Too large
 /// hurts too (查询 read as 但询 at 3× of a 51 px button).
@@ -151,9 +159,13 @@ fn plausible(read: &str, ink: &CaptionInk, text_h: i32) -> bool {
 /// The usual height of the window's text: the median line of surely read words, which sizes
 /// the upscale of short captions and tells a dot from a letter.
 fn text_height(lines: &[Line]) -> Option<i32> {
+    // Only lines with a capital, a digit or an ascender reach the font's full height: a word
+    // of x-height letters alone ("or", "x") is a menu bar's item as often as a sentence is.
+    let tall = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || "bdfhklt".contains(c);
     let mut hs: Vec<i32> = lines
         .iter()
         .filter(|l| l.conf >= 70.0 && l.text.chars().filter(|c| c.is_alphanumeric()).count() >= 2)
+        .filter(|l| l.text.chars().any(|c| tall(c) || !c.is_ascii()))
         .map(|l| l.rect.h)
         .collect();
     hs.sort_unstable();
@@ -218,16 +230,22 @@ impl<'a> Scene<'a> {
 
     fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
-        split_at_boxes(lines, &boxes)
+        let lines = split_at_boxes(lines, &boxes);
+        let rects: Vec<Rect> = lines.iter().map(|l| l.rect).collect();
+        lines
             .into_iter()
             .map(|l| {
                 let c = l.rect.center();
                 // The smallest framed box holding the text's centre: a button, not its panel.
                 // (A glyph's area is tiny: measure a caption at least a text height square.)
+                // A box that also holds other text on the same row, set apart by more than a
+                // text height, is a bar of several items (a menu bar, a toolbar): no item's
+                // control (issue 13: "Search" took the whole Motif menu bar for its box).
                 let area = l.rect.area().max(i64::from(l.rect.h.max(10)).pow(2));
                 let control = boxes
                     .iter()
                     .filter(|b| b.rect.contains(c) && b.rect.area() < 40 * area)
+                    .filter(|b| !rects.iter().any(|o| items_apart(&b.rect, &l.rect, o)))
                     .min_by_key(|b| b.rect.area())
                     .cloned();
                 SeenLabel {
@@ -552,6 +570,16 @@ impl<'a> Scene<'a> {
                 }
             }
             strip = Rect::new(left, strip.y, (right - left).max(0), strip.h);
+            // Text in a bar (a menu bar holding several items) ends inside the bar's frame.
+            if let Some(bar) = self
+                .boxes()
+                .iter()
+                .map(|b| b.rect)
+                .filter(|b| b.contains(line.center()))
+                .min_by_key(|b| b.area())
+            {
+                strip = strip.intersect(&bar.inflate(-3))?;
+            }
         }
         let img = &self.frame.image;
         let strip = strip.clamp_to(&self.bounds())?;

@@ -24,6 +24,34 @@ fn v_overlap(a: &Rect, b: &Rect) -> f64 {
     o / (a.h.min(b.h).max(1) as f64)
 }
 
+/// A gap wider than a word space sets two texts apart: menu bars and toolbars space their
+/// items by more than a space of their font ("File  Edit  Search" is three menus, issue 13).
+/// A space is judged by the font's own size: the ink-to-ink gap of a space is about 1.4
+/// average glyph widths in a monospaced font and under 1 in a proportional one, so the gap
+/// must be over twice the two words' average glyph width, and over ¾ of the line's height.
+/// CJK neighbours are never split here: forms space out 姓　名 to align their labels.
+fn wider_than_a_space(line: &[&Word], next: &Word, gap: f64) -> bool {
+    let Some(last) = line.last() else {
+        return false;
+    };
+    let glyphs = |w: &Word| w.text.chars().filter(|c| !c.is_whitespace()).count();
+    if last.text.chars().chain(next.text.chars()).any(is_cjk) {
+        return false;
+    }
+    let n = glyphs(last) + glyphs(next);
+    if n == 0 {
+        return false;
+    }
+    let advance = (last.rect.w + next.rect.w) as f64 / n as f64;
+    let height = line
+        .iter()
+        .map(|w| w.rect.h)
+        .max()
+        .unwrap_or(0)
+        .max(next.rect.h);
+    gap > 2.0 * advance && gap > 0.75 * height as f64
+}
+
 /// Join words by position, not by Tesseract's numbering: chi_sim returns one "word" per
 /// character and sparse mode splits one caption into several blocks. Two words belong to one
 /// line when they overlap vertically by half the smaller height and the gap between them is
@@ -38,7 +66,11 @@ pub fn join_lines(words: &[Word], gap_factor: f64) -> Vec<Line> {
             let last = line.last().unwrap();
             let h = last.rect.h.max(w.rect.h) as f64;
             let gap = (w.rect.x - last.rect.right()) as f64;
-            if v_overlap(&last.rect, &w.rect) >= 0.5 && gap >= -h && gap <= h * gap_factor {
+            if v_overlap(&last.rect, &w.rect) >= 0.5
+                && gap >= -h
+                && gap <= h * gap_factor
+                && !wider_than_a_space(line, w, gap)
+            {
                 line.push(w);
                 continue 'next;
             }
@@ -103,6 +135,33 @@ mod tests {
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, vec!["登录", "User name", "查"]);
         assert_eq!(lines[0].rect, Rect::new(12, 10, 34, 16));
+    }
+
+    #[test]
+    fn menu_bar_items_are_split_and_word_spaces_kept() {
+        // A Motif menu bar at 15 px: items 17 px apart (measured on nedit).
+        let bar = [
+            w("File", 12, 7, 20),
+            w("Edit", 49, 7, 22),
+            w("Search", 88, 7, 44),
+            w("Preferences", 149, 7, 76),
+        ];
+        let texts: Vec<String> = join_lines(&bar, 1.2).into_iter().map(|l| l.text).collect();
+        assert_eq!(texts, vec!["File", "Edit", "Search", "Preferences"]);
+        // A proportional sentence (space ~5 px) and a monospaced one (9 px cells: ink-to-ink
+        // gap about 1.4 cells) stay whole.
+        let prose = [
+            w("Replace", 10, 7, 52),
+            w("all", 67, 7, 16),
+            w("in:", 88, 7, 16),
+        ];
+        assert_eq!(join_lines(&prose, 1.2)[0].text, "Replace all in:");
+        let mono = [
+            w("Invoice", 10, 7, 61),
+            w("4711", 83, 7, 34),
+            w("paid", 129, 7, 34),
+        ];
+        assert_eq!(join_lines(&mono, 1.2)[0].text, "Invoice 4711 paid");
     }
 
     #[test]
