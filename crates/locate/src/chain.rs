@@ -439,6 +439,10 @@ fn resolve(
                 (role, 1.0)
             } else if role.accepts(seen) && (role != Role::Button || holds_caption(l)) {
                 (seen, 1.0)
+            } else if role == Role::Button && seen == Role::Field && centred_caption(l) {
+                // A wide box guessed a field from its shape, with its text centred in it like
+                // a caption: an Athena button "Don't Save" is 80×19. A field's value sits left.
+                (Role::Button, 1.0)
             } else {
                 // Text outside any frame, a speck, a glyph inside another control: never a
                 // button. A click there is a wrong action (issue 13: "+" answered a 3×3 box on
@@ -453,6 +457,17 @@ fn resolve(
             })
         }
     }
+}
+
+/// The caption sits in the middle of its box, across and down, and the box holds it.
+fn centred_caption(l: &SeenLabel) -> bool {
+    let Some(c) = &l.control else {
+        return false;
+    };
+    let (lc, cc) = (l.line.center(), c.rect.center());
+    holds_caption(l)
+        && (lc.x - cc.x).abs() <= 3.max(c.rect.w / 12)
+        && (lc.y - cc.y).abs() <= 3.max(c.rect.h / 4)
 }
 
 /// A button is a framed box of a control's size that holds its caption: not a speck, not a

@@ -57,12 +57,59 @@ pub const LINE_OCR: OcrOptions = OcrOptions {
     min_conf: 40.0,
 };
 
+/// Two readings of one window merged, place by place: a line of `second` replaces the lines
+/// of `first` it overlaps when it is surer than all of them, and is added where `first`
+/// read nothing. Neither scale reads every font best (xcalc's CE/C: 56 % at 2×, "CE“C" at
+/// 3×; a terminal's "Weekly totals" is read only at 3×).
+fn surer_of(first: Vec<Line>, second: Vec<Line>) -> Vec<Line> {
+    let mut out = first;
+    for l in second {
+        let over: Vec<usize> = (0..out.len())
+            .filter(|&i| out[i].rect.intersect(&l.rect).is_some_and(|r| r.area() > 0))
+            .collect();
+        if over.iter().all(|&i| out[i].conf < l.conf) {
+            for i in over.into_iter().rev() {
+                out.remove(i);
+            }
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// The scale for reading the whole window again when its text is small: the text height
+/// (median full-height line at the first pass) brought to ~30 px. `None` when 2× serves.
+fn window_scale(text_h: i32) -> Option<u32> {
+    let scale = (30.0 / text_h.max(1) as f64).round() as u32;
+    (scale > WINDOW_OCR.scale).then_some(scale.min(4))
+}
+
 /// Texts `a` and `o`, both inside box `b`, on one row with more than a text height between
 /// them: two items of a bar, not one caption (删除全部 read as 删除 and 全部 touch).
 fn items_apart(b: &Rect, a: &Rect, o: &Rect) -> bool {
     let same_row = o.y < a.bottom() && a.y < o.bottom();
     let gap = (o.x - a.right()).max(a.x - o.right());
     o != a && b.contains(o.center()) && same_row && gap > a.h.max(o.h)
+}
+
+/// How many rows of text lie inside box `b`: lines whose centres are inside, grouped by
+/// their centre heights (two lines of one row differ by less than half a line).
+fn rows_inside(b: &Rect, lines: &[Rect]) -> usize {
+    let mut ys: Vec<(i32, i32)> = lines
+        .iter()
+        .filter(|r| b.contains(r.center()))
+        .map(|r| (r.center().y, r.h))
+        .collect();
+    ys.sort_unstable();
+    let mut rows = 0;
+    let mut last: Option<i32> = None;
+    for (y, h) in ys {
+        if last.is_none_or(|l| y - l > h.max(4) / 2) {
+            rows += 1;
+            last = Some(y);
+        }
+    }
+    rows
 }
 
 /// Single-line reading of a crop `h` pixels tall, upscaled so the text lands near the size
@@ -239,13 +286,18 @@ impl<'a> Scene<'a> {
                 // The smallest framed box holding the text's centre: a button, not its panel.
                 // (A glyph's area is tiny: measure a caption at least a text height square.)
                 // A box that also holds other text on the same row, set apart by more than a
-                // text height, is a bar of several items (a menu bar, a toolbar): no item's
-                // control (issue 13: "Search" took the whole Motif menu bar for its box).
+                // text height, is a bar of several items (a menu bar, a toolbar), and one that
+                // holds text on three rows or more is a list (a menu between its separators):
+                // no item's control (issue 13: "Search" took the whole Motif menu bar for its
+                // box, "Save as..." the four items of a Win32 menu above a separator).
                 let area = l.rect.area().max(i64::from(l.rect.h.max(10)).pow(2));
                 let control = boxes
                     .iter()
                     .filter(|b| b.rect.contains(c) && b.rect.area() < 40 * area)
-                    .filter(|b| !rects.iter().any(|o| items_apart(&b.rect, &l.rect, o)))
+                    .filter(|b| {
+                        !rects.iter().any(|o| items_apart(&b.rect, &l.rect, o))
+                            && rows_inside(&b.rect, &rects) < 3
+                    })
                     .min_by_key(|b| b.rect.area())
                     .cloned();
                 SeenLabel {
@@ -275,8 +327,21 @@ impl<'a> Scene<'a> {
         if let Some(l) = &self.window_labels {
             return Ok(l.clone());
         }
-        let lines = ocr.read_lines(&self.frame.image, self.bounds(), WINDOW_OCR)?;
+        let mut lines = ocr.read_lines(&self.frame.image, self.bounds(), WINDOW_OCR)?;
         let text_h = text_height(&lines);
+        // Small text (8 pt dialogs, a terminal's 6×13 font) is read again larger: Tesseract
+        // reads glyphs best at about 30 px, and 2× of 9 px text is far below.
+        if let Some(scale) = text_h.and_then(window_scale) {
+            let larger = ocr.read_lines(
+                &self.frame.image,
+                self.bounds(),
+                OcrOptions {
+                    scale,
+                    ..WINDOW_OCR
+                },
+            )?;
+            lines = surer_of(lines, larger);
+        }
         let boxes = self.boxes().to_vec();
         // Cut lines that run across frames first, so what a frame's own read replaces is
         // exactly what was read inside it (a keypad row reads as one line "7 )(ceze}( ac").
