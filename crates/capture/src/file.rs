@@ -44,6 +44,7 @@ impl ImageFileCapture {
                         rect: Rect::new(0, 0, w as i32, h as i32),
                         focused: true,
                     }),
+                    popups: vec![],
                 }
             }
         };
@@ -117,6 +118,7 @@ mod tests {
                 rect: Rect::new(100, 50, 40, 30),
                 focused: true,
             }),
+            popups: vec![],
         };
         let path = dir.path().join("shot.png");
         save_frame(&Frame { info, image: img }, &path).unwrap();

@@ -34,6 +34,7 @@ impl XcapCapture {
             width: image.width(),
             height: image.height(),
             window: None,
+            popups: vec![],
         };
         Ok(Frame { info, image })
     }
@@ -45,7 +46,7 @@ impl XcapCapture {
                 .clamp_to(&s.screen)
                 .ok_or_else(|| XErr::Coded(capture_err(format!("{r:?} is outside the screen"))))?;
             let image = s.root_image(area)?;
-            Ok(frame(s, area, image, None))
+            Ok(frame(s, area, image, None, vec![]))
         })
     }
 
@@ -94,7 +95,13 @@ fn read_or_gone(s: &Session, id: u32) -> Result<X11Window, XErr> {
     })
 }
 
-fn frame(s: &Session, area: Rect, image: image::RgbaImage, window: Option<WindowInfo>) -> Frame {
+fn frame(
+    s: &Session,
+    area: Rect,
+    image: image::RgbaImage,
+    window: Option<WindowInfo>,
+    popups: Vec<Rect>,
+) -> Frame {
     Frame {
         info: FrameInfo {
             id: next_frame_id(),
@@ -107,6 +114,7 @@ fn frame(s: &Session, area: Rect, image: image::RgbaImage, window: Option<Window
             width: image.width(),
             height: image.height(),
             window,
+            popups,
         },
         image,
     }
@@ -174,7 +182,17 @@ impl Capture for XcapCapture {
                     e
                 }
             })?;
-            Ok(frame(s, area, image, Some(w.info)))
+            let bounds = Rect::new(0, 0, image.width() as i32, image.height() as i32);
+            let own: Vec<Rect> = area::attached(w.info.rect, &popups)
+                .into_iter()
+                .filter_map(|i| {
+                    popups[i]
+                        .rect
+                        .translate(-area.x, -area.y)
+                        .intersect(&bounds)
+                })
+                .collect();
+            Ok(frame(s, area, image, Some(w.info), own))
         })
     }
 

@@ -340,6 +340,12 @@ fn an_open_menu_is_in_the_frame_and_part_of_the_app_for_the_guard() {
         "{screen_area:?} ⊉ menu {menu:?}"
     );
     assert_eq!(frame.info.window.as_ref().unwrap().rect, w.rect);
+    // The frame names the menu's place, so the locator reads it on its own.
+    assert_eq!(
+        frame.info.popups,
+        vec![frame.info.from_screen(&menu)],
+        "the frame's popups"
+    );
     assert_eq!(
         frame.info.to_screen(&frame.info.from_screen(&menu)),
         menu,

@@ -342,6 +342,24 @@ impl<'a> Scene<'a> {
             )?;
             lines = surer_of(lines, larger);
         }
+        // A popup (a menu, a drop-down list) is read on its own: the window's other text
+        // around it throws Tesseract's layout off (a Wine list of 8 pt items came back as
+        // "in", "indo"; read alone at 3×, every item is right).
+        for p in self.frame.info.popups.clone() {
+            let scale = text_h.map_or(3, |h| (30.0 / h.max(1) as f64).round() as u32);
+            let own = ocr.read_lines(
+                &self.frame.image,
+                p,
+                OcrOptions {
+                    scale: scale.clamp(2, 4),
+                    ..WINDOW_OCR
+                },
+            )?;
+            if !own.is_empty() {
+                lines.retain(|l| !p.contains(l.rect.center()));
+                lines.extend(own);
+            }
+        }
         let boxes = self.boxes().to_vec();
         // Cut lines that run across frames first, so what a frame's own read replaces is
         // exactly what was read inside it (a keypad row reads as one line "7 )(ceze}( ac").

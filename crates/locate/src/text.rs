@@ -121,12 +121,23 @@ pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
     if w == s {
         return Some(1.0);
     }
+    // Numbers are never near each other: Windows 8 is not Windows 7, 2008 not 2003, C003 not
+    // C008. A label with a number matches only text with the same numbers.
+    if numbers(&w).next().is_some() && !numbers(&w).eq(numbers(&s)) {
+        return None;
+    }
     // A word added (or removed) on either side changes the meaning.
     if (s.contains(&w) || w.contains(&s)) && adds_a_word(&w, &s) {
         return None;
     }
     let sim = similarity(&w, &s);
     (sim >= FUZZY_MIN).then_some(sim)
+}
+
+/// The runs of digits in a label, in order.
+fn numbers(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|r| !r.is_empty())
 }
 
 /// Whether the longer of two labels, one containing the other, carries extra letters or
@@ -142,6 +153,16 @@ fn adds_a_word(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_with_different_numbers_never_match() {
+        assert_eq!(label_match("Windows 8", "Windows 7"), None);
+        assert_eq!(label_match("Windows 2008", "Windows 2003"), None);
+        assert_eq!(label_match("Windows 8", "Windows 8.1"), None);
+        assert_eq!(label_match("C003", "C008"), None);
+        assert_eq!(label_match("Windows 2008", "Windows 2008"), Some(1.0));
+        assert!(label_match("Windows 2008 R2", "Windovvs 2008 R2").is_some());
+    }
 
     #[test]
     fn relabels_that_keep_the_meaning_match() {

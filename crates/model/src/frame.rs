@@ -32,6 +32,10 @@ pub struct FrameInfo {
     /// The window this frame shows (its own rect, not the frame's), `None` for a whole-screen
     /// frame.
     pub window: Option<WindowInfo>,
+    /// The window's own popups in the picture (menus, drop-down lists), frame pixels: each is
+    /// read on its own, away from the window's other text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub popups: Vec<Rect>,
 }
 
 impl FrameInfo {
@@ -70,6 +74,7 @@ mod tests {
             width: 800,
             height: 560,
             window: None,
+            popups: vec![],
         };
         let r = Rect::new(10, 20, 30, 40);
         assert_eq!(f.to_screen(&r), Rect::new(130, 110, 30, 40));
@@ -97,6 +102,7 @@ mod tests {
                 rect: window,
                 focused: true,
             }),
+            popups: vec![],
         };
         assert_eq!(f.window_in_frame(), Some(Rect::new(0, 50, 400, 120)));
         // A menu item found at frame (30, 320) is clicked at screen (330, 470).

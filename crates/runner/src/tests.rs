@@ -193,6 +193,7 @@ impl Capture for Desk {
                 width: 320,
                 height: 160,
                 window: Some(win(id, &title, w.focus == id)),
+                popups: vec![],
             },
             image: img,
         })
