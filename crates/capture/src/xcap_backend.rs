@@ -202,7 +202,7 @@ impl Capture for XcapCapture {
     fn foreground(&self) -> Result<Option<WindowInfo>, MendError> {
         with_session("read the foreground window", |s| {
             let Some(active) = s.active()? else {
-                return Ok(None);
+                return popup_holder(s);
             };
             let w = match s.read_window(active, Some(active)) {
                 Ok(w) => w,
@@ -230,6 +230,31 @@ impl Capture for XcapCapture {
             }
         })
     }
+}
+
+/// No window has the focus: while a posted menu holds the pointer and keyboard (Motif and
+/// Athena menus grab; the window manager then marks no window active), what is in front is the
+/// managed window whose own popup is topmost — input goes to that popup, which is part of it.
+/// Any other topmost popup (another client's, or none) leaves no window in front.
+fn popup_holder(s: &Session) -> Result<Option<WindowInfo>, XErr> {
+    let children = s.root_children()?;
+    let Some(top) = children.iter().rev().find(|c| c.override_redirect) else {
+        return Ok(None);
+    };
+    let ids = s.client_list()?;
+    for w in s.read_windows(&ids, None)?.into_iter().flatten() {
+        if w.minimized {
+            continue;
+        }
+        let popups = s.popups(w.info.id, &children)?;
+        if area::attached(w.info.rect, &popups)
+            .into_iter()
+            .any(|i| popups[i].id == top.id)
+        {
+            return Ok(Some(w.info));
+        }
+    }
+    Ok(None)
 }
 
 /// The title of a managed window of the same client as `id`, to name a popup that has none.

@@ -456,3 +456,59 @@ fn an_open_menu_is_in_the_frame_and_part_of_the_app_for_the_guard() {
         (w.rect.x, w.rect.y)
     );
 }
+
+/// A Motif menu holds the keyboard and pointer while it is posted, and the window manager then
+/// marks no window active (issue 13: every nedit menu item was refused with "no window has the
+/// focus"). The window whose own menu is on top is in front; the guard lets input through.
+#[test]
+fn a_posted_motif_menu_keeps_its_window_in_front() {
+    let _desktop = Desktop::start().expect("desktop");
+    window_manager_ready();
+    let mut app = spawn(
+        "nedit",
+        &[
+            "-geometry",
+            "60x10+100+100",
+            "-xrm",
+            "nedit*menuBar.marginHeight: 2",
+        ],
+    );
+    let q = WindowQuery::title("^Untitled").unwrap();
+    let w = wait_for(WAIT, || {
+        XcapCapture
+            .find_window(&q)
+            .ok()
+            .filter(|w| w.focused && w.rect.w > 0)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "nedit not found: {:?}; exited: {:?}; windows: {:?}",
+            XcapCapture.find_window(&q).map_err(|e| e.to_string()),
+            app.0.try_wait(),
+            XcapCapture.x11_windows()
+        )
+    });
+    // "File" is the menu bar's first item, near the window's top-left corner.
+    let (fx, fy) = (w.rect.x + 20, w.rect.y + 14);
+    let mut popups = None;
+    for _ in 0..3 {
+        xdotool(&["mousemove", &fx.to_string(), &fy.to_string(), "click", "1"]);
+        popups = wait_for(Duration::from_secs(5), || {
+            Some(XcapCapture.open_popups(w.id).ok()?).filter(|p| !p.is_empty())
+        });
+        if popups.is_some() {
+            break;
+        }
+    }
+    assert!(
+        popups.is_some(),
+        "the File menu did not open at {fx},{fy} of {:?}",
+        w.rect
+    );
+    let fg = XcapCapture.foreground().unwrap();
+    assert_eq!(fg.as_ref().map(|f| f.id), Some(w.id), "in front: {fg:?}");
+    Guard::new(vec![q.clone()])
+        .check(fg.as_ref(), &w)
+        .expect("the guard lets input reach the window whose menu is posted");
+    xdotool(&["key", "Escape"]);
+}

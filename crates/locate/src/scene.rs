@@ -652,6 +652,14 @@ impl<'a> Scene<'a> {
                     left = left.max(b.right() + 1);
                 }
             }
+            // Nor is a check box beside it (a small square frame, a tick inside).
+            if let Some(b) = mend_vision::find_check_indicator(&self.frame.image, line) {
+                if b.right() <= l + 2 {
+                    left = left.max(b.right() + 1);
+                } else if b.x >= r - 2 {
+                    right = right.min(b.x - 1);
+                }
+            }
             strip = Rect::new(left, strip.y, (right - left).max(0), strip.h);
             // Text in a bar (a menu bar holding several items) ends inside the bar's frame.
             if let Some(bar) = self

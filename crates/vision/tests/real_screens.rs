@@ -1,6 +1,6 @@
 //! Pixels of real third-party apps (issue 13), cut from screenshots of their windows under
-//! Xvfb: a GTK 3 find-and-replace dialog (mousepad, Adwaita). Boxes here are the dialog's
-//! pixels, measured once on the PNG.
+//! Xvfb: a GTK 3 find-and-replace dialog (mousepad, Adwaita) and Wine's check boxes (winecfg's
+//! Graphics tab, 8 pt). Boxes here are the crops' pixels, measured once on the PNG.
 
 use mend_model::Rect;
 use mend_vision::{check_state, field_is_blank, find_check_indicator, find_control_boxes};
@@ -62,4 +62,29 @@ fn gtk_check_boxes_are_found_beside_their_captions_and_read() {
     }
     // The "Search for:" label has a field beside it, not a check box.
     assert_eq!(find_check_indicator(&img, Rect::new(12, 44, 70, 14)), None);
+}
+
+#[test]
+fn wine_check_boxes_are_found_left_of_their_captions_and_read() {
+    let img = screen("wine_checks.png");
+    // (caption, ticked): captions as OCR boxes them on this crop.
+    let cases = [
+        (Rect::new(24, 7, 317, 12), false), // Automatically capture the mouse …
+        (Rect::new(24, 26, 296, 12), true), // Allow the window manager to decorate …
+        (Rect::new(24, 46, 285, 12), true), // Allow the window manager to control …
+        (Rect::new(24, 65, 46, 12), false), // Emulate
+    ];
+    for (caption, ticked) in cases {
+        let b = find_check_indicator(&img, caption)
+            .unwrap_or_else(|| panic!("no indicator beside {caption:?}"));
+        assert!(
+            b.right() <= caption.x && caption.x - b.right() <= 10 && b.w >= 11 && b.w <= 16,
+            "beside {caption:?}: {b:?}"
+        );
+        assert!(
+            (b.y + b.h / 2 - (caption.y + caption.h / 2)).abs() <= 3,
+            "{b:?}"
+        );
+        assert_eq!(check_state(&img, b), Some(ticked), "{caption:?}: {b:?}");
+    }
 }
