@@ -85,6 +85,7 @@ impl TargetArgs {
             offset,
             recorded: None,
             context: None,
+            synonyms: vec![],
         })
     }
 

@@ -18,25 +18,36 @@ pub trait SemanticMatcher {
     }
 }
 
-/// Words that name the same action on legacy screens, across Chinese and English. Kept small
-/// and exact: every entry is a meaning an operator would accept without being asked.
+/// General UI words that name the same action on any screen, across Chinese and English. Kept
+/// small and exact: every entry is a meaning an operator would accept without being asked.
+/// Each English–Chinese pair is the one the zh_CN message catalogs shipped with Debian give:
+/// GTK 3 (`gtk30.mo`, package libgtk-3-common: Save 保存, Cancel 取消, OK 确定, Delete 删除,
+/// Find 查找, Search 搜索, Back 后退, Edit 编辑, New 新建, Add 添加, Remove 移除, Password 密码,
+/// Username 用户名, Open 打开, Close 关闭, Apply 应用, Print 打印, Replace 替换, Help 帮助, Quit
+/// 退出), gnome-keyring (Login 登录) and apt (Query 查询); `semantic_vocabulary_is_sourced`
+/// checks them against the catalogs. The other words of a group are older variants of the same
+/// command on legacy screens (存盘, 检索, 登入, 确认, 修改, 新增, 返回). A domain's own vocabulary
+/// (a customer number, a balance) is not here: a flow's target carries it (`synonyms`).
 const SYNONYMS: &[&[&str]] = &[
     &["查询", "检索", "搜索", "查找", "Search", "Find", "Query"],
     &["保存", "存盘", "Save"],
-    &["登录", "登入", "Login", "Sign in", "Log on"],
-    &["删除", "Delete", "Remove"],
+    &["登录", "登入", "Login", "Log in", "Sign in", "Log on"],
+    &["删除", "Delete"],
+    &["移除", "Remove"],
     &["确定", "确认", "OK"],
     &["取消", "Cancel"],
-    &["返回", "Back"],
+    &["返回", "后退", "Back"],
     &["编辑", "修改", "Edit", "Modify"],
     &["新增", "新建", "添加", "New", "Add"],
     &["用户名", "用户", "User name", "Username", "User"],
     &["密码", "Password"],
-    &["客户编号", "Customer ID", "Customer No"],
-    &["姓名", "Name"],
-    &["电话", "Phone"],
-    &["余额", "Balance"],
-    &["编号", "ID"],
+    &["打开", "Open"],
+    &["关闭", "Close"],
+    &["应用", "Apply"],
+    &["打印", "Print"],
+    &["替换", "Replace"],
+    &["帮助", "Help"],
+    &["退出", "Quit", "Exit"],
 ];
 
 /// The built-in offline matcher: a target's label or its synonyms (including the other
@@ -61,7 +72,12 @@ impl SemanticMatcher for OfflineMatcher {
         let Some(text) = target.text.as_deref() else {
             return Ok(None);
         };
-        let words = meanings(text);
+        // The label's general meanings, and the flow's own words for it with theirs.
+        let mut words: Vec<&str> = meanings(text);
+        for s in &target.synonyms {
+            words.push(s);
+            words.extend(meanings(s));
+        }
         let hits: Vec<usize> = seen
             .iter()
             .enumerate()
@@ -73,5 +89,104 @@ impl SemanticMatcher for OfflineMatcher {
             [i] => Some((*i, 0.85)),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// A GNU message catalog (.mo) as msgid → its msgstrs, mnemonics dropped ("_Save" →
+    /// "Save", "保存(_S)" → "保存"; "Find" and "_Find" are two entries of one word).
+    type Catalog = HashMap<String, Vec<String>>;
+
+    fn catalog(path: &str) -> Catalog {
+        let b = std::fs::read(path).unwrap_or_else(|e| {
+            panic!("{path}: {e} (the test command installs libgtk-3-common and gnome-keyring)")
+        });
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as usize;
+        assert_eq!(u32_at(0), 0x950412de, "{path}: a little-endian .mo file");
+        let (n, ids, strs) = (u32_at(8), u32_at(12), u32_at(16));
+        let text = |table: usize, i: usize| {
+            let (len, off) = (u32_at(table + 8 * i), u32_at(table + 8 * i + 4));
+            String::from_utf8_lossy(&b[off..off + len]).into_owned()
+        };
+        let plain = |s: String| {
+            // "Stock label\u{4}_Find": a message context before the id.
+            let s = s.rsplit('\u{4}').next().unwrap_or_default().to_string();
+            let s = match s.find("(_") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            };
+            s.replace('_', "").trim().to_string()
+        };
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        for i in 0..n {
+            out.entry(plain(text(ids, i)))
+                .or_default()
+                .push(plain(text(strs, i)));
+        }
+        out
+    }
+
+    #[test]
+    fn semantic_vocabulary_is_sourced() {
+        let dir = "/usr/share/locale/zh_CN/LC_MESSAGES";
+        let gtk = catalog(&format!("{dir}/gtk30.mo"));
+        let keyring = catalog(&format!("{dir}/gnome-keyring.mo"));
+        let apt = catalog(&format!("{dir}/apt.mo"));
+        let claims: [(&Catalog, &str, &str); 22] = [
+            (&gtk, "Save", "保存"),
+            (&gtk, "Cancel", "取消"),
+            (&gtk, "OK", "确定"),
+            (&gtk, "Delete", "删除"),
+            (&gtk, "Find", "查找"),
+            (&gtk, "Search", "搜索"),
+            (&gtk, "Back", "后退"),
+            (&gtk, "Edit", "编辑"),
+            (&gtk, "New", "新建"),
+            (&gtk, "Add", "添加"),
+            (&gtk, "Remove", "移除"),
+            (&gtk, "Password", "密码"),
+            (&gtk, "Username", "用户名"),
+            (&gtk, "Open", "打开"),
+            (&gtk, "Close", "关闭"),
+            (&gtk, "Apply", "应用"),
+            (&gtk, "Print", "打印"),
+            (&gtk, "Replace", "替换"),
+            (&gtk, "Help", "帮助"),
+            (&gtk, "Quit", "退出"),
+            (&keyring, "Login", "登录"),
+            (&apt, "Query", "查询"),
+        ];
+        for (cat, en, zh) in claims {
+            let given = cat.get(en).cloned().unwrap_or_default();
+            assert!(
+                given.iter().any(|g| g == zh),
+                "{en}: the catalog gives {given:?}"
+            );
+            // And the table puts them in one group.
+            assert!(meanings(en).contains(&zh), "{en} ↔ {zh} not in one group");
+        }
+    }
+
+    #[test]
+    fn a_domain_word_comes_from_the_flow_not_the_table() {
+        use mend_model::{Rect, Role};
+        let seen = vec![SeenLabel {
+            text: "Phone".into(),
+            line: Rect::new(10, 10, 40, 12),
+            control: None,
+            conf: 95.0,
+        }];
+        let mut t = Target {
+            text: Some("电话".into()),
+            role: Role::Field,
+            ..Target::default()
+        };
+        assert_eq!(OfflineMatcher.choose(&t, &seen).unwrap(), None);
+        t.synonyms = vec!["Phone".into()];
+        assert_eq!(OfflineMatcher.choose(&t, &seen).unwrap(), Some((0, 0.85)));
     }
 }

@@ -78,6 +78,10 @@ pub struct TargetSpec {
     /// Title of the window the target is in, when not the main window (a dialog).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
+    /// Other labels that mean this control in the flow's domain (姓名 ↔ Name), used by the
+    /// semantic rung when the label itself is not on the screen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
 }
 
 /// A condition on the screen: assertions, waits and verify conditions all use it.

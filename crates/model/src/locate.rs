@@ -80,6 +80,10 @@ pub struct Target {
     /// Free text for the semantic rung ("the button that runs the search").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// Other words this flow's author accepts for the label (its domain's vocabulary: 姓名 on a
+    /// screen that says Name), for the semantic rung.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
 }
 
 /// A control the chain considered, with its box in frame pixels.
@@ -118,6 +122,7 @@ mod tests {
             offset: None,
             recorded: Some(Rect::new(1, 2, 3, 4)),
             context: Some("runs the search".into()),
+            synonyms: vec!["Search".into()],
         };
         let s = serde_json::to_string(&t).unwrap();
         assert_eq!(serde_json::from_str::<Target>(&s).unwrap(), t);

@@ -165,5 +165,6 @@ pub fn target_of(spec: &TargetSpec, vars: &Row) -> Result<Target, MendError> {
         offset: spec.offset.map(|[x, y]| (x, y)),
         recorded: spec.recorded,
         context: spec.context.clone(),
+        synonyms: spec.synonyms.clone(),
     })
 }

@@ -36,6 +36,7 @@ export interface TargetSpec {
   crop?: string;
   context?: string;
   window?: string;
+  synonyms?: string[];
 }
 
 export type Check =
