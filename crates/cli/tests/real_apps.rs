@@ -67,10 +67,34 @@ fn xcalc_add_no_wrong_key() {
     completed_or_refused(&case("xcalc", "default", "add"));
 }
 
-/// Win32 under Wine: Save As through the app's menu and the common file dialog.
+/// Win32 under Wine: Save As through the app's menu (its items above a separator line form
+/// one framed box: a list, not one control) and the common file dialog. Completes.
 #[test]
-fn notepad_save_as_no_wrong_file() {
-    completed_or_refused(&case("notepad", "default", "save_as"));
+fn notepad_save_as_completes() {
+    let o = case("notepad", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// GTK 3: "Replace all in:" is a check box that does not tick in this mousepad, by a click or
+/// by Space (seen from outside with xdotool too). The flow's `check` step reads the box after
+/// its click and refuses (CHECK_NOT_SET); the old click on the caption went on, replaced one
+/// word of two and saved — a wrong file with exit 0.
+#[test]
+fn mousepad_replace_refuses_a_check_box_that_does_not_tick() {
+    let o = case("mousepad", "default", "replace");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "refused", "{o:?}");
+    assert_eq!(o.code.as_deref(), Some("CHECK_NOT_SET"), "{o:?}");
+}
+
+/// Athena: "Don't Save" is a rounded button 80×19, wider than four heights (it was taken for a
+/// field). Completes: xmessage prints the button it got.
+#[test]
+fn xmessage_dont_save_completes() {
+    let o = case("xmessage", "default", "dont_save");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
 /// A terminal form: the answer file holds exactly the typed fields, or nothing.

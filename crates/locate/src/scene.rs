@@ -342,6 +342,11 @@ impl<'a> Scene<'a> {
             )?;
             lines = surer_of(lines, larger);
         }
+        // Where the whole-window pass read nothing, read again by quarters: Tesseract's page
+        // layout can give up on a whole dialog of frames and bevels (a Motif file selection box
+        // came back as its path and one file name; each quarter reads its labels). Only text
+        // where nothing was read is added, and a line cut by a quarter's inner edge is dropped.
+        lines = self.fill_gaps(ocr, lines, text_h)?;
         // A popup (a menu, a drop-down list) is read on its own: the window's other text
         // around it throws Tesseract's layout off (a Wine list of 8 pt items came back as
         // "in", "indo"; read alone at 3×, every item is right).
@@ -411,6 +416,48 @@ impl<'a> Scene<'a> {
         let labels = self.attach(lines);
         self.window_labels = Some(labels.clone());
         Ok(labels)
+    }
+
+    fn fill_gaps(
+        &self,
+        ocr: &mut OcrEngine,
+        mut lines: Vec<Line>,
+        text_h: Option<i32>,
+    ) -> Result<Vec<Line>, MendError> {
+        let b = self.bounds();
+        let (hw, hh) = (b.w / 2, b.h / 2);
+        if hw < 80 || hh < 60 {
+            return Ok(lines);
+        }
+        let pad = 24;
+        let scale = text_h.and_then(window_scale).unwrap_or(WINDOW_OCR.scale);
+        for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let q = Rect::new(qx * hw - pad * qx, qy * hh - pad * qy, hw + pad, hh + pad)
+                .intersect(&b)
+                .unwrap_or(b);
+            let found = ocr.read_lines(
+                &self.frame.image,
+                q,
+                OcrOptions {
+                    scale,
+                    ..WINDOW_OCR
+                },
+            )?;
+            for l in found {
+                // A line touching an inner edge of the quarter may go on beyond it.
+                let cut = (l.rect.x <= q.x + 2 && q.x > 0)
+                    || (l.rect.right() >= q.right() - 2 && q.right() < b.right())
+                    || (l.rect.y <= q.y + 2 && q.y > 0)
+                    || (l.rect.bottom() >= q.bottom() - 2 && q.bottom() < b.bottom());
+                let covered = lines
+                    .iter()
+                    .any(|o| o.rect.intersect(&l.rect).is_some_and(|r| r.area() > 0));
+                if !cut && !covered && l.conf >= DOUBTFUL {
+                    lines.push(l);
+                }
+            }
+        }
+        Ok(lines)
     }
 
     /// The caption's ink inside framed box `b`: the interior less its border (rows or columns
