@@ -80,8 +80,13 @@ fn surer_of(first: Vec<Line>, second: Vec<Line>) -> Vec<Line> {
 /// The scale for reading the whole window again when its text is small: the text height
 /// (median full-height line at the first pass) brought to ~30 px. `None` when 2× serves.
 fn window_scale(text_h: i32) -> Option<u32> {
-    let scale = (30.0 / text_h.max(1) as f64).round() as u32;
-    (scale > WINDOW_OCR.scale).then_some(scale.min(4))
+    let scale = scale_for(text_h);
+    (scale > WINDOW_OCR.scale).then_some(scale)
+}
+
+/// The upscale that brings text `text_h` pixels tall near 30 px, at most 4×.
+fn scale_for(text_h: i32) -> u32 {
+    ((30.0 / text_h.max(1) as f64).round() as u32).clamp(1, 4)
 }
 
 /// Texts `a` and `o`, both inside box `b`, on one row with more than a text height between
@@ -351,12 +356,11 @@ impl<'a> Scene<'a> {
         // around it throws Tesseract's layout off (a Wine list of 8 pt items came back as
         // "in", "indo"; read alone at 3×, every item is right).
         for p in self.frame.info.popups.clone() {
-            let scale = text_h.map_or(3, |h| (30.0 / h.max(1) as f64).round() as u32);
             let own = ocr.read_lines(
                 &self.frame.image,
                 p,
                 OcrOptions {
-                    scale: scale.clamp(2, 4),
+                    scale: text_h.map_or(3, scale_for).max(2),
                     ..WINDOW_OCR
                 },
             )?;
@@ -430,7 +434,9 @@ impl<'a> Scene<'a> {
             return Ok(lines);
         }
         let pad = 24;
-        let scale = text_h.and_then(window_scale).unwrap_or(WINDOW_OCR.scale);
+        let scale = text_h
+            .map_or(WINDOW_OCR.scale, scale_for)
+            .max(WINDOW_OCR.scale);
         for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
             let q = Rect::new(qx * hw - pad * qx, qy * hh - pad * qy, hw + pad, hh + pad)
                 .intersect(&b)
