@@ -211,14 +211,20 @@ fn plausible(read: &str, ink: &CaptionInk, text_h: i32) -> bool {
 /// The usual height of the window's text: the median line of surely read words, which sizes
 /// the upscale of short captions and tells a dot from a letter.
 fn text_height(lines: &[Line]) -> Option<i32> {
+    text_height_of(lines.iter().map(|l| (l.rect.h, l.text.as_str(), l.conf)))
+}
+
+/// [`text_height`] over (height, text, confidence) of each line.
+fn text_height_of<'t>(lines: impl Iterator<Item = (i32, &'t str, f32)>) -> Option<i32> {
     // Only lines with a capital, a digit or an ascender reach the font's full height: a word
     // of x-height letters alone ("or", "x") is a menu bar's item as often as a sentence is.
     let tall = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || "bdfhklt".contains(c);
     let mut hs: Vec<i32> = lines
-        .iter()
-        .filter(|l| l.conf >= 70.0 && l.text.chars().filter(|c| c.is_alphanumeric()).count() >= 2)
-        .filter(|l| l.text.chars().any(|c| tall(c) || !c.is_ascii()))
-        .map(|l| l.rect.h)
+        .filter(|(_, t, conf)| {
+            *conf >= 70.0 && t.chars().filter(|c| c.is_alphanumeric()).count() >= 2
+        })
+        .filter(|(_, t, _)| t.chars().any(|c| tall(c) || !c.is_ascii()))
+        .map(|(h, _, _)| h)
         .collect();
     hs.sort_unstable();
     hs.get(hs.len() / 2).copied()
@@ -347,11 +353,6 @@ impl<'a> Scene<'a> {
             )?;
             lines = surer_of(lines, larger);
         }
-        // Where the whole-window pass read nothing, read again by quarters: Tesseract's page
-        // layout can give up on a whole dialog of frames and bevels (a Motif file selection box
-        // came back as its path and one file name; each quarter reads its labels). Only text
-        // where nothing was read is added, and a line cut by a quarter's inner edge is dropped.
-        lines = self.fill_gaps(ocr, lines, text_h)?;
         // A popup (a menu, a drop-down list) is read on its own: the window's other text
         // around it throws Tesseract's layout off (a Wine list of 8 pt items came back as
         // "in", "indo"; read alone at 3×, every item is right).
@@ -422,12 +423,18 @@ impl<'a> Scene<'a> {
         Ok(labels)
     }
 
-    fn fill_gaps(
+    /// Text where the window's reading has none, read again by quarters (the second look):
+    /// Tesseract's page layout can give up on a whole dialog of frames and bevels (a Motif
+    /// file selection box came back as its path and one file name; each quarter reads its
+    /// labels). Only lines over no text already read (`have`) come back, and a line cut by a
+    /// quarter's inner edge is dropped.
+    fn gap_lines(
         &self,
         ocr: &mut OcrEngine,
-        mut lines: Vec<Line>,
+        have: &[Rect],
         text_h: Option<i32>,
     ) -> Result<Vec<Line>, MendError> {
+        let mut lines: Vec<Line> = Vec::new();
         let b = self.bounds();
         let (hw, hh) = (b.w / 2, b.h / 2);
         if hw < 80 || hh < 60 {
@@ -455,9 +462,10 @@ impl<'a> Scene<'a> {
                     || (l.rect.right() >= q.right() - 2 && q.right() < b.right())
                     || (l.rect.y <= q.y + 2 && q.y > 0)
                     || (l.rect.bottom() >= q.bottom() - 2 && q.bottom() < b.bottom());
-                let covered = lines
+                let covered = have
                     .iter()
-                    .any(|o| o.rect.intersect(&l.rect).is_some_and(|r| r.area() > 0));
+                    .chain(lines.iter().map(|o| &o.rect))
+                    .any(|o| o.intersect(&l.rect).is_some_and(|r| r.area() > 0));
                 if !cut && !covered && l.conf >= DOUBTFUL {
                     lines.push(l);
                 }
@@ -630,6 +638,15 @@ impl<'a> Scene<'a> {
             } else {
                 out.extend(self.attach(again));
             }
+        }
+        // Where the window pass read nothing, read by quarters; a quarter's line replaces the
+        // less sure strip re-reads it overlaps (a check box read as "g", then "g Add").
+        let first = self.window_labels(ocr)?;
+        let have: Vec<Rect> = first.iter().map(|l| l.line).collect();
+        let text_h = text_height_of(first.iter().map(|l| (l.line.h, l.text.as_str(), l.conf)));
+        for g in self.gap_lines(ocr, &have, text_h)? {
+            out.retain(|o| !(o.line.intersect(&g.rect).is_some() && o.conf < g.conf));
+            out.extend(self.attach(vec![g]));
         }
         // A framed button nothing was read in: read its caption again in sparse mode, which
         // takes a trailing ellipsis (编辑…) that single-line mode returns nothing for.
