@@ -124,9 +124,16 @@ impl Locator {
                 }
             }
             let mut labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
-            for second_look in [false, true] {
-                if second_look {
+            // Three looks, each dearer and only when the one before found nothing: the window
+            // pass; each text strip read again; the window read by quarters where it read none.
+            for look in 0..3 {
+                if look == 1 {
                     labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
+                }
+                if look == 2 {
+                    labels = scene
+                        .quarter_labels(&mut self.ocr, labels)
+                        .map_err(ocr_err)?;
                 }
                 let cands = candidates(scene, &mut self.ocr, &labels, target, text);
                 seen_candidates.extend(cands.clone());

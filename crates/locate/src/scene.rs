@@ -423,7 +423,25 @@ impl<'a> Scene<'a> {
         Ok(labels)
     }
 
-    /// Text where the window's reading has none, read again by quarters (the second look):
+    /// The last look, when the second found nothing either: `labels` (the second look's) with
+    /// the window read by quarters where its first pass read nothing; a quarter's line
+    /// replaces the less sure strip re-reads it overlaps (a check box read as "g", then "g Add").
+    pub fn quarter_labels(
+        &mut self,
+        ocr: &mut OcrEngine,
+        mut labels: Vec<SeenLabel>,
+    ) -> Result<Vec<SeenLabel>, MendError> {
+        let first = self.window_labels(ocr)?;
+        let have: Vec<Rect> = first.iter().map(|l| l.line).collect();
+        let text_h = text_height_of(first.iter().map(|l| (l.line.h, l.text.as_str(), l.conf)));
+        for g in self.gap_lines(ocr, &have, text_h)? {
+            labels.retain(|o| !(o.line.intersect(&g.rect).is_some() && o.conf < g.conf));
+            labels.extend(self.attach(vec![g]));
+        }
+        Ok(labels)
+    }
+
+    /// Text where the window's reading has none, read again by quarters (the last look):
     /// Tesseract's page layout can give up on a whole dialog of frames and bevels (a Motif
     /// file selection box came back as its path and one file name; each quarter reads its
     /// labels). Only lines over no text already read (`have`) come back, and a line cut by a
@@ -638,15 +656,6 @@ impl<'a> Scene<'a> {
             } else {
                 out.extend(self.attach(again));
             }
-        }
-        // Where the window pass read nothing, read by quarters; a quarter's line replaces the
-        // less sure strip re-reads it overlaps (a check box read as "g", then "g Add").
-        let first = self.window_labels(ocr)?;
-        let have: Vec<Rect> = first.iter().map(|l| l.line).collect();
-        let text_h = text_height_of(first.iter().map(|l| (l.line.h, l.text.as_str(), l.conf)));
-        for g in self.gap_lines(ocr, &have, text_h)? {
-            out.retain(|o| !(o.line.intersect(&g.rect).is_some() && o.conf < g.conf));
-            out.extend(self.attach(vec![g]));
         }
         // A framed button nothing was read in: read its caption again in sparse mode, which
         // takes a trailing ellipsis (编辑…) that single-line mode returns nothing for.
