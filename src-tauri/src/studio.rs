@@ -368,6 +368,7 @@ pub fn test_locate(title: &str, spec: &TargetSpec, lang: &str) -> Result<LocateR
         offset: spec.offset.map(|[x, y]| (x, y)),
         recorded: spec.recorded,
         context: spec.context.clone(),
+        synonyms: spec.synonyms.clone(),
     };
     let mut locator = Locator::new(lang)?;
     Ok(
