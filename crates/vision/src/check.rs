@@ -13,6 +13,7 @@
 //! interior is clear. Anything between is unknown and the step refuses.
 
 use crate::boxes::{framed_rects, gray};
+use crate::ink::luma;
 use image::RgbaImage;
 use mend_model::Rect;
 
@@ -86,17 +87,21 @@ pub fn check_state(img: &RgbaImage, r: Rect) -> Option<bool> {
     if inner.w < 3 || inner.h < 3 {
         return None;
     }
-    let px: Vec<[u8; 4]> = (inner.y..inner.bottom())
+    // Each pixel with its grey level.
+    let px: Vec<([u8; 4], i32)> = (inner.y..inner.bottom())
         .flat_map(|y| (inner.x..inner.right()).map(move |x| (x, y)))
-        .map(|(x, y)| img.get_pixel(x as u32, y as u32).0)
+        .map(|(x, y)| (img.get_pixel(x as u32, y as u32).0, luma(img, x, y)))
         .collect();
-    let lum = |p: &[u8; 4]| (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000;
-    let mut ls: Vec<i32> = px.iter().map(lum).collect();
+    let mut ls: Vec<i32> = px.iter().map(|(_, l)| *l).collect();
     ls.sort_unstable();
     let med = ls[ls.len() / 2];
-    let marked = px.iter().filter(|p| (lum(p) - med).abs() > 60).count() as f64 / px.len() as f64;
+    let marked = px.iter().filter(|(_, l)| (l - med).abs() > 60).count() as f64 / px.len() as f64;
     // The colour of the interior's body (pixels near the median grey).
-    let body: Vec<&[u8; 4]> = px.iter().filter(|p| (lum(p) - med).abs() <= 30).collect();
+    let body: Vec<&[u8; 4]> = px
+        .iter()
+        .filter(|(_, l)| (l - med).abs() <= 30)
+        .map(|(p, _)| p)
+        .collect();
     let mean = |c: usize| body.iter().map(|p| p[c] as i32).sum::<i32>() / body.len().max(1) as i32;
     let (r_, g_, b_) = (mean(0), mean(1), mean(2));
     let chroma = r_.max(g_).max(b_) - r_.min(g_).min(b_);
