@@ -1,5 +1,6 @@
 import flows from "./recorded/flows.json";
 import runs from "./recorded/runs.json";
+import { needsTarget } from "../logic/flowEdit";
 import type {
   Backend,
   BackendError,
@@ -84,10 +85,7 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
 
   function validate(flow: Flow): { error: BackendError | null; step: number | null } {
     for (const [i, s] of flow.step.entries()) {
-      const needsTarget = ["click", "double_click", "right_click", "type", "drag", "scroll", "check", "uncheck"].includes(
-        s.action,
-      );
-      if (needsTarget && !(s.target?.text || s.target?.near)) {
+      if (needsTarget(s.action) && !(s.target?.text || s.target?.near)) {
         return {
           error: { code: "FLOW_INVALID", message: `${"flow"}:${i + 1}:1: step ${i + 1}: ${s.action} needs a target with text or near` },
           step: i,
