@@ -12,6 +12,8 @@ use anyhow::{bail, Context, Result};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The repository root (for fixtures).
@@ -45,11 +47,15 @@ pub const DESKTOP_START_BOUND: Duration = Duration::from_secs(60);
 /// How many times a window manager is started before a desktop gives up.
 const WM_ATTEMPTS: u32 = 4;
 
-/// An X server and a window manager, killed on drop.
+/// An X server and a window manager, killed on drop. A window manager that exits while the
+/// desktop lives is started again by a watchdog thread (openbox has been seen to exit under
+/// load; a test must not then wait for a window nobody maps).
 pub struct Desktop {
     pub display: String,
     xvfb: Child,
-    wm: Child,
+    wm: Arc<Mutex<Child>>,
+    stop: Arc<AtomicBool>,
+    watchdog: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Desktop {
@@ -60,31 +66,75 @@ impl Desktop {
     pub fn start() -> Result<Desktop> {
         let deadline = Instant::now() + DESKTOP_START_BOUND;
         let (mut xvfb, display) = start_xvfb(deadline)?;
-        let wm = match start_wm(&display, deadline, || {
-            Command::new("openbox")
-                .args(["--sm-disable"])
-                .env("DISPLAY", &display)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .context("start openbox (install the openbox package)")
-        }) {
-            Ok(wm) => wm,
+        let wm = match start_wm(&display, deadline, || openbox(&display)) {
+            Ok(wm) => Arc::new(Mutex::new(wm)),
             Err(e) => {
                 stop(&mut xvfb);
                 return Err(e);
             }
         };
+        let stop_flag = Arc::new(AtomicBool::new(false));
+        let watchdog = {
+            let (wm, stop_flag, display) = (wm.clone(), stop_flag.clone(), display.clone());
+            std::thread::spawn(move || keep_wm(&display, &wm, &stop_flag))
+        };
         // SAFETY of set_var: nextest runs each test in its own process, and this is called
         // before any thread of the test talks to X.
         std::env::set_var("DISPLAY", &display);
-        Ok(Desktop { display, xvfb, wm })
+        Ok(Desktop {
+            display,
+            xvfb,
+            wm,
+            stop: stop_flag,
+            watchdog: Some(watchdog),
+        })
+    }
+
+    /// The window manager's process id now (it changes when the watchdog restarts it).
+    pub fn wm_pid(&self) -> u32 {
+        self.wm.lock().unwrap_or_else(|e| e.into_inner()).id()
+    }
+}
+
+fn openbox(display: &str) -> Result<Child> {
+    Command::new("openbox")
+        .args(["--sm-disable"])
+        .env("DISPLAY", display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("start openbox (install the openbox package)")
+}
+
+/// The watchdog: every 100 ms, if the window manager has exited, start it again (as at
+/// start, several attempts within [`DESKTOP_START_BOUND`]).
+fn keep_wm(display: &str, wm: &Mutex<Child>, stop_flag: &AtomicBool) {
+    while !stop_flag.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+        let mut child = wm.lock().unwrap_or_else(|e| e.into_inner());
+        if stop_flag.load(Ordering::SeqCst) || !matches!(child.try_wait(), Ok(Some(_))) {
+            continue;
+        }
+        eprintln!("mend-testkit: the window manager on {display} exited; starting it again");
+        match start_wm(display, Instant::now() + DESKTOP_START_BOUND, || {
+            openbox(display)
+        }) {
+            Ok(new) => *child = new,
+            Err(e) => {
+                eprintln!("mend-testkit: {e:#}");
+                return;
+            }
+        }
     }
 }
 
 impl Drop for Desktop {
     fn drop(&mut self) {
-        stop(&mut self.wm);
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(w) = self.watchdog.take() {
+            let _ = w.join();
+        }
+        stop(&mut self.wm.lock().unwrap_or_else(|e| e.into_inner()));
         stop(&mut self.xvfb);
     }
 }
@@ -146,14 +196,27 @@ fn start_xvfb(deadline: Instant) -> Result<(Child, String)> {
     }
 }
 
-/// The window manager is up when it has claimed the root window's supporting-WM property.
+/// The window manager is up when the root window's supporting-WM property names a window that
+/// exists (a window manager that died leaves the property behind, naming a destroyed window).
 fn wm_is_up(display: &str) -> bool {
-    Command::new("xprop")
-        .args(["-root", "_NET_SUPPORTING_WM_CHECK"])
-        .env("DISPLAY", display)
-        .stderr(Stdio::null())
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("window id"))
+    let prop = |args: &[&str]| {
+        Command::new("xprop")
+            .args(args)
+            .arg("_NET_SUPPORTING_WM_CHECK")
+            .env("DISPLAY", display)
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let Some(root) = prop(&["-root"]) else {
+        return false;
+    };
+    let Some(id) = root.split("window id # ").nth(1).map(str::trim) else {
+        return false;
+    };
+    prop(&["-id", id]).is_some_and(|w| w.contains("window id"))
 }
 
 /// Start a window manager with `spawn` and wait until it is up on `display`. If it is not up
@@ -222,11 +285,31 @@ mod tests {
         let d = Desktop::start().unwrap();
         assert!(wm_is_up(&d.display));
         assert_eq!(std::env::var("DISPLAY").unwrap(), d.display);
-        let (xvfb, wm) = (d.xvfb.id(), d.wm.id());
+        let (xvfb, wm) = (d.xvfb.id(), d.wm_pid());
         assert!(runs(xvfb, "Xvfb") && runs(wm, "openbox"));
         drop(d);
         assert!(!runs(xvfb, "Xvfb"), "Xvfb outlived its Desktop");
         assert!(!runs(wm, "openbox"), "openbox outlived its Desktop");
+    }
+
+    #[test]
+    fn a_window_manager_that_dies_while_the_desktop_lives_is_started_again() {
+        let d = Desktop::start().unwrap();
+        let first = d.wm_pid();
+        Command::new("kill")
+            .args(["-9", &first.to_string()])
+            .status()
+            .unwrap();
+        let again = wait_for(Duration::from_secs(30), || {
+            let now = d.wm_pid();
+            (now != first && runs(now, "openbox") && wm_is_up(&d.display)).then_some(now)
+        });
+        let again = again.expect("the watchdog started a new window manager");
+        drop(d);
+        assert!(
+            !runs(again, "openbox"),
+            "the restarted openbox outlived its Desktop"
+        );
     }
 
     #[test]
