@@ -28,6 +28,11 @@ DEBIAN_PACKAGES=(
 
 say() { echo "==> $*"; }
 
+# A TCP port free on this machine now (so two runs on one machine never share a fixed port).
+free_port() {
+    /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 ensure_packages() {
     local missing=()
     for p in "${DEBIAN_PACKAGES[@]}"; do

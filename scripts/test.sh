@@ -15,7 +15,7 @@ say "ui: unit tests and build (the studio embeds ui/dist)"
 (cd ui && npm test --silent && npm run build --silent)
 
 say "ui: browser tests against the mock backend in Debian's Chromium (screenshots to docs/screenshots)"
-(cd ui && npx playwright test)
+(cd ui && MEND_UI_PORT="$(free_port)" npx playwright test)
 
 say "bench harness: its verdicts on hand-written ledgers"
 /usr/bin/python3 bench/test_bench.py

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 
 const [APP, DESK, SHOTS] = process.argv.slice(2);
-const WD = "http://127.0.0.1:4444";
+const WD = `http://127.0.0.1:${process.env.MEND_DRIVER_PORT ?? 4444}`;
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 async function wd(method, path, body) {
