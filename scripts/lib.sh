@@ -22,8 +22,9 @@ DEBIAN_PACKAGES=(
     # browser tests of the studio UI (Playwright drives Debian's Chromium; it downloads none)
     chromium
     # the real-app corpus (fixtures/real-apps): Win32 under Wine, Athena, Motif, GTK 3, a terminal
-    # form; xsel reads a calculator's copied display, locales builds the Chinese look's locale
-    wine wine64 x11-apps nedit mousepad xterm dialog xsel locales
+    # form, Java Swing (jedit pulls in a Java runtime); xsel reads a calculator's copied
+    # display, locales builds the Chinese look's locale
+    wine wine64 x11-apps nedit mousepad xterm dialog xsel locales jedit
 )
 
 say() { echo "==> $*"; }

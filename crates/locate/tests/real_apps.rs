@@ -352,3 +352,22 @@ fn two_buttons_that_read_alike_are_ambiguous() {
         Some(ErrorCode::LocatorAmbiguous)
     );
 }
+
+/// A Swing (Metal) menu bar: a gradient background, so no single grey level outnumbers the
+/// text's colour (a histogram mode took the text for the background, and 'File' then had
+/// "unread ink" reaching into 'Edit'), and items 14 px apart, under two glyph widths ("Search
+/// Markers" was one line). Every menu is found on its own, at its own box.
+#[test]
+fn a_gradient_menu_bar_is_read_item_by_item() {
+    let mut loc = locator();
+    let s = load("jedit", "default");
+    for t in s.truth["targets"].as_array().unwrap() {
+        let label = t["label"].as_str().unwrap();
+        let r = find(&mut loc, &s.frame, label, Role::Menu);
+        assert_eq!(
+            judge(&r, &[rect(&t["box"])]),
+            Verdict::Hit,
+            "jedit/default '{label}': {r:?}"
+        );
+    }
+}

@@ -49,7 +49,7 @@ fn wider_than_a_space(line: &[&Word], next: &Word, gap: f64) -> bool {
         .max()
         .unwrap_or(0)
         .max(next.rect.h);
-    gap > 2.0 * advance && gap > 0.75 * height as f64
+    gap > 1.6 * advance && gap > 0.75 * height as f64
 }
 
 /// Join words by position, not by Tesseract's numbering: chi_sim returns one "word" per

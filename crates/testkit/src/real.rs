@@ -41,6 +41,9 @@ pub struct AppSpec {
     pub window: String,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Files written into the work folder for every task (an app's settings file: name → text).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
     /// In order; the first is the app's default look.
     #[serde(rename = "look")]
     pub looks: Vec<Look>,
@@ -64,6 +67,10 @@ pub struct Look {
     /// A locale such as `zh_CN`: built with `localedef` into a folder of the tests' own.
     #[serde(default)]
     pub locale: Option<String>,
+    /// Lines appended to the app's (or task's) file of the same name: settings a look changes
+    /// (a Swing app's look and feel or font size in its properties file).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 /// A task: `<task>.expect.json` beside the flow `<task>.toml`. In every string, `${work}` is the
@@ -387,8 +394,20 @@ impl RealApp {
     pub fn start(app: &AppSpec, look: &Look, task: &TaskSpec, case: &Path) -> Result<RealApp> {
         let work = case.join("work");
         std::fs::create_dir_all(&work)?;
-        for (name, text) in &task.files {
-            std::fs::write(work.join(name), expand(text, &work))?;
+        // The app's files, then the task's, then the look's lines appended to either.
+        let mut files: BTreeMap<&String, String> = BTreeMap::new();
+        for (name, text) in app.files.iter().chain(&task.files).chain(&look.files) {
+            files
+                .entry(name)
+                .or_default()
+                .push_str(&expand(text, &work));
+        }
+        for (name, text) in files {
+            let path = work.join(name);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(path, text)?;
         }
         let mut env: Vec<(String, String)> = app
             .env
@@ -438,7 +457,7 @@ impl RealApp {
         };
         let (prog, base_args) = app.command.split_first().context("empty command")?;
         let mut cmd = with_env(prog);
-        cmd.args(base_args)
+        cmd.args(base_args.iter().map(|a| expand(a, &work)))
             .args(&look.args)
             .args(task.args.iter().map(|a| expand(a, &work)))
             .current_dir(&work)

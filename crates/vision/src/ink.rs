@@ -11,7 +11,14 @@ pub fn luma(img: &RgbaImage, x: i32, y: i32) -> i32 {
     (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
 }
 
-/// The background of `r` (inside the image): its most common grey level.
+/// Grey levels within this distance count as one shade of background: a gradient (a Metal
+/// menu bar runs from 253 down to 242 over 12 rows) spreads its pixels over many levels, each
+/// rarer than the text's one colour.
+const SHADE: usize = 8;
+
+/// The background of `r` (inside the image): its most common shade, as the most common grey
+/// level within it. The shade is the window of ±[`SHADE`] levels holding the most pixels, so a
+/// gradient background outweighs the flat colour of the text on it.
 pub fn background(img: &RgbaImage, r: Rect) -> i32 {
     let mut hist = [0u32; 256];
     for y in r.y..r.bottom() {
@@ -19,7 +26,11 @@ pub fn background(img: &RgbaImage, r: Rect) -> i32 {
             hist[luma(img, x, y) as usize] += 1;
         }
     }
-    (0..256).max_by_key(|&i| hist[i]).unwrap_or(0) as i32
+    let window = |v: usize| v.saturating_sub(SHADE)..(v + SHADE + 1).min(256);
+    let shade = (0..256)
+        .max_by_key(|&v| hist[window(v)].iter().sum::<u32>())
+        .unwrap_or(0);
+    window(shade).max_by_key(|&i| hist[i]).unwrap_or(0) as i32
 }
 
 /// Ink: a grey level far from the background.
@@ -130,6 +141,26 @@ mod tests {
                 img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
             }
         }
+    }
+
+    #[test]
+    fn a_gradient_is_the_background_and_the_text_on_it_is_ink() {
+        // 12 rows from 253 down to 242 (a Metal menu bar), one dark word of 20×8 on it: each
+        // grey level of the gradient is rarer than the text's one colour.
+        let mut img = RgbaImage::from_fn(40, 12, |_, y| {
+            let g = 253 - y as u8;
+            image::Rgba([g, g, g, 255])
+        });
+        for x in 10..30 {
+            for y in 2..10 {
+                img.put_pixel(x, y, image::Rgba([51, 51, 51, 255]));
+            }
+        }
+        let bg = background(&img, Rect::new(0, 0, 40, 12));
+        assert!((242..=253).contains(&bg), "background {bg}");
+        assert!(is_ink(51, bg));
+        // A flat background is its own colour exactly.
+        assert_eq!(background(&field(), Rect::new(2, 2, 196, 22)), 255);
     }
 
     #[test]
