@@ -6,7 +6,7 @@ use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::OcrEngine;
-use mend_vision::{crop, find_template, pixel_diff, SCALES};
+use mend_vision::{centred_ink, crop, find_template, pixel_diff, SCALES};
 
 /// What was recorded with a target besides its description: the template crop.
 #[derive(Debug, Clone, Default)]
@@ -490,13 +490,18 @@ fn holds_caption(l: &SeenLabel) -> bool {
     control_sized && r.contains(l.line.center()) && inside * 10 >= l.line.area() * 6
 }
 
-/// The input field right of a label (same row), else just below it.
+/// The input field right of a label (same row), else just below it. A box whose ink sits
+/// centred in it is a button whatever its shape (a wide Swing button right of a caption that
+/// labels the field below it: "Replace with:" and "Replace & Find"); a field's text starts at
+/// its left.
 fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
     let lc = label.center();
+    let frame = scene.frame;
+    let img = &frame.image;
     let boxes = scene.boxes();
     let right = boxes
         .iter()
-        .filter(|b| b.role != Role::Button && b.rect.h <= 60)
+        .filter(|b| b.role != Role::Button && b.rect.h <= 60 && !centred_ink(img, b.rect))
         .filter(|b| (b.rect.center().y - lc.y).abs() <= label.h.max(b.rect.h) / 2 + 2)
         .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= 300)
         .min_by_key(|b| b.rect.x - label.right())

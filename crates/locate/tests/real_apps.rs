@@ -371,3 +371,24 @@ fn a_gradient_menu_bar_is_read_item_by_item() {
         );
     }
 }
+
+/// A caption above its field, a wide button right of the caption on its row: the field is the
+/// one below. The button's text sits centred in its box, so it is no field, whatever its shape
+/// (a click on "Replace & Find" for the field of "Replace with:" was a wrong action).
+#[test]
+fn a_caption_above_its_field_is_not_the_label_of_the_button_beside_it() {
+    let mut loc = locator();
+    let s = load("jedit", "default_replace");
+    for t in s.truth["targets"].as_array().unwrap() {
+        if t["role"] != "field" {
+            continue;
+        }
+        let label = t["label"].as_str().unwrap();
+        let r = find(&mut loc, &s.frame, label, Role::Field);
+        assert_eq!(
+            judge(&r, &[rect(&t["box"])]),
+            Verdict::Hit,
+            "jedit/default_replace '{label}': {r:?}"
+        );
+    }
+}

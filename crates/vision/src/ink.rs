@@ -38,6 +38,36 @@ pub fn is_ink(grey: i32, bg: i32) -> bool {
     (grey - bg).abs() > 80
 }
 
+/// Does the box `r` hold ink centred across it, as a button holds its caption? A field's
+/// text starts at its left edge and an empty field holds none. Looks 3 px inside the frame;
+/// ink spanning most of the width (a border, a focus line) is no caption.
+pub fn centred_ink(img: &RgbaImage, r: Rect) -> bool {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let Some(inner) = r.inflate(-3).intersect(&bounds) else {
+        return false;
+    };
+    if inner.w < 8 || inner.h < 4 {
+        return false;
+    }
+    let bg = background(img, inner);
+    let mut ink: Option<Rect> = None;
+    for y in inner.y..inner.bottom() {
+        for x in inner.x..inner.right() {
+            if is_ink(luma(img, x, y), bg) {
+                let p = Rect::new(x, y, 1, 1);
+                ink = Some(ink.map_or(p, |i| i.union(&p)));
+            }
+        }
+    }
+    let Some(ink) = ink else {
+        return false;
+    };
+    let off_centre = (ink.center().x - inner.center().x).abs();
+    ink.w * 10 < inner.w * 9
+        && ink.x - inner.x >= 8.max(inner.w / 10)
+        && off_centre <= 3.max(inner.w / 12)
+}
+
 /// Does the field in `r` hold nothing? Looks inside its border (3 px in) for ink, ignoring
 /// rows inked across most of the width (a border or focus line the box included), columns
 /// near either edge inked down nearly all the rows and runs of ink touching the left or right
@@ -141,6 +171,18 @@ mod tests {
                 img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
             }
         }
+    }
+
+    #[test]
+    fn a_caption_centred_in_a_box_is_a_button_s_and_text_at_the_left_a_field_s() {
+        let r = Rect::new(0, 0, 200, 26);
+        let mut f = field();
+        assert!(!centred_ink(&f, r), "an empty box holds no caption");
+        ink(&mut f, 6, 60);
+        assert!(!centred_ink(&f, r), "text from the left edge is a field's");
+        let mut b = field();
+        ink(&mut b, 70, 60);
+        assert!(centred_ink(&b, r), "a caption in the middle is a button's");
     }
 
     #[test]
