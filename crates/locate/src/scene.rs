@@ -158,6 +158,53 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
     out
 }
 
+/// An icon beside a caption (a menu item's picture, a toolbar glyph) read as a short word of
+/// junk ("PY Replace in Selection") is no part of the caption: a first or last word of at
+/// most three characters (not CJK) standing half again as tall as the line's other words is
+/// dropped.
+fn without_icons(lines: Vec<Line>) -> Vec<Line> {
+    let mut out = Vec::new();
+    for l in lines {
+        let n = l.words.len();
+        if n < 2 {
+            out.push(l);
+            continue;
+        }
+        let icon = |i: usize| {
+            let w = &l.words[i];
+            let others = l
+                .words
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, o)| o.rect.h)
+                .max()
+                .unwrap_or(0);
+            // CJK is never taken for an icon: chi_sim's boxes of one or two characters vary
+            // in height (编号 came back twice as tall as 客户).
+            w.text.chars().filter(|c| !c.is_whitespace()).count() <= 3
+                && w.text.chars().all(|c| (c as u32) < 0x2E80)
+                && 2 * w.rect.h >= 3 * others
+                && others > 0
+        };
+        let first = icon(0);
+        let last = (n > 2 || !first) && icon(n - 1);
+        if !first && !last {
+            out.push(l);
+            continue;
+        }
+        let keep: Vec<Word> = l
+            .words
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !(*i == 0 && first) && !(*i == n - 1 && last))
+            .map(|(_, w)| w.clone())
+            .collect();
+        out.extend(join_lines(&keep, 100.0));
+    }
+    out
+}
+
 /// The ink of a framed control's caption, from its pixels alone.
 #[derive(Debug, Clone)]
 struct CaptionInk {
@@ -288,7 +335,7 @@ impl<'a> Scene<'a> {
 
     fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
-        let lines = split_at_boxes(lines, &boxes);
+        let lines = split_at_boxes(without_icons(lines), &boxes);
         let rects: Vec<Rect> = lines.iter().map(|l| l.rect).collect();
         lines
             .into_iter()
@@ -781,7 +828,47 @@ impl<'a> Scene<'a> {
             }
             (last - from).abs()
         };
-        let (right, left) = (walk(line.right(), 1), walk(line.x - 1, -1));
+        let (mut right, mut left) = (walk(line.right(), 1), walk(line.x - 1, -1));
+        // Ink that runs on, unbroken, well above and below the line is a picture (a menu
+        // item's 16 px icon beside 13 px text), not unread text: a fifth taller than the
+        // window's usual text or the line, whichever is taller (a line of x-height letters
+        // is not the measure: a word beside it with capitals is text).
+        let usual = self
+            .window_labels
+            .as_deref()
+            .and_then(|ls| text_height_of(ls.iter().map(|l| (l.line.h, l.text.as_str(), l.conf))))
+            .unwrap_or(0)
+            .max(line.h);
+        let tall = |x0: i32, x1: i32| {
+            let row = |y: i32| (x0..x1).any(|x| ink_at(x, y));
+            let (mut top, mut bottom) = (line.y, line.bottom() - 1);
+            while top > line.y - 2 * h && row(top - 1) {
+                top -= 1;
+            }
+            while bottom < line.bottom() + 2 * h && row(bottom + 1) {
+                bottom += 1;
+            }
+            // In colour (UI text is grey), a tenth taller is enough: a 16 px icon beside
+            // a 14 px line with descenders.
+            let colour = (top..=bottom).any(|y| {
+                (x0..x1).any(|x| {
+                    let inside =
+                        x >= 0 && y >= 0 && x < img.width() as i32 && y < img.height() as i32;
+                    inside && {
+                        let p = img.get_pixel(x as u32, y as u32).0;
+                        p[0].max(p[1]).max(p[2]) - p[0].min(p[1]).min(p[2]) > 60
+                    }
+                })
+            });
+            let extent = (bottom - top + 1) * 10;
+            extent >= usual * 12 || (colour && extent >= usual * 11)
+        };
+        if right > reach && tall(line.right(), line.right() + right + 1) {
+            right = 0;
+        }
+        if left > reach && tall(line.x - left, line.x) {
+            left = 0;
+        }
         let mut extra: Option<Rect> = None;
         if right > reach {
             extra = Some(Rect::new(line.right(), line.y - 2, right + 3, line.h + 4));

@@ -392,3 +392,25 @@ fn a_caption_above_its_field_is_not_the_label_of_the_button_beside_it() {
         );
     }
 }
+
+/// Menu items with a 16 px colour icon left of their text (read as junk "PY", or left as
+/// unread ink beside the caption) and a mnemonic underline under F (read as E): each item is
+/// found at its own text; "Replace", which every item says more than, is refused.
+#[test]
+fn menu_items_beside_icons_and_under_mnemonics_are_found() {
+    let mut loc = locator();
+    let s = load("jedit", "default_search_menu");
+    for t in s.truth["targets"].as_array().unwrap() {
+        let label = t["label"].as_str().unwrap();
+        let r = find(&mut loc, &s.frame, label, Role::Menu);
+        assert_eq!(
+            judge(&r, &[rect(&t["box"])]),
+            Verdict::Hit,
+            "jedit/default_search_menu '{label}': {r:?}"
+        );
+    }
+    assert_eq!(
+        find(&mut loc, &s.frame, "Replace", Role::Menu).err(),
+        Some(ErrorCode::LocatorNotFound)
+    );
+}
