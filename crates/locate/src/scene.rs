@@ -197,7 +197,7 @@ fn without_icons(lines: Vec<Line>) -> Vec<Line> {
             .words
             .iter()
             .enumerate()
-            .filter(|(i, _)| !(*i == 0 && first) && !(*i == n - 1 && last))
+            .filter(|(i, _)| !((*i == 0 && first) || (*i == n - 1 && last)))
             .map(|(_, w)| w.clone())
             .collect();
         out.extend(join_lines(&keep, 100.0));
