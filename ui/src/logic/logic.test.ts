@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMockBackend, type Flow, type RunEvent } from "../backend";
 import { addStep, applyProposal, moveStep, removeStep, updateStep, updateTarget } from "./flowEdit";
 import { idle, medianMs, runReducer, started, toImagePixels } from "./runState";
@@ -95,8 +95,15 @@ describe("mock backend", () => {
     const events: RunEvent[] = [];
     b.onRunEvent((e) => events.push(e));
     await b.startRun({ file: "login_edit_save.toml", vars: {}, data: null });
-    await new Promise((r) => setTimeout(r, 50));
-    const fin = events.find((e) => e.kind === "finished");
+    // Wait for the replay's end, not for a clock: a loaded machine took longer than 50 ms.
+    const fin = await vi.waitFor(
+      () => {
+        const f = events.find((e) => e.kind === "finished");
+        if (!f) throw new Error("the replay has not finished yet");
+        return f;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     expect(fin && fin.kind === "finished" && fin.summary?.status).toBe("paused");
     const [t] = await b.listTakeovers(false);
     expect(t.code).toBe("LOCATOR_NOT_FOUND");
