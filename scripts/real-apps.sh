@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real-app corpus: every app × look × task of fixtures/real-apps (Win32 under Wine, Athena,
-# Motif, GTK 3, a terminal form) run by `mend run` and judged from outside the app (the file it
+# Motif, GTK 3, Java Swing, a terminal form) run by `mend run` and judged from outside the app (the file it
 # saved, the registry value it set, the calculator display read through its copy command):
 # completed / refused (code) / wrong / failed. Each case runs on a fresh private Xvfb + openbox
 # with the app started fresh (crates/testkit/src/real.rs); bench/real_apps.py drives them.

@@ -1,5 +1,5 @@
 //! The real-app corpus (`fixtures/real-apps`): third-party apps nobody here wrote — Win32 under
-//! Wine, Athena, Motif, GTK 3, a terminal form — each started on a private Xvfb + openbox in a
+//! Wine, Athena, Motif, GTK 3, Java Swing, a terminal form — each started on a private Xvfb + openbox in a
 //! look imposed from outside, driven by `mend run` on a flow written by its labels, and judged
 //! from outside the app (the file it saved, the registry value it set, the calculator display
 //! read through its own copy command). This is a slice that runs in the test command; the
@@ -72,6 +72,17 @@ fn xcalc_add_no_wrong_key() {
 #[test]
 fn notepad_save_as_completes() {
     let o = case("notepad", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// Java Swing (jEdit, Metal): Search → Find… through a menu whose items carry icons and
+/// mnemonic underlines, both fields of a dialog whose captions sit above them (a wide button
+/// stands right of "Replace with:"), Replace All, Close, File → Save. Completes; the file on
+/// disk is judged.
+#[test]
+fn jedit_replace_completes() {
+    let o = case("jedit", "default", "replace");
     completed_or_refused(&o);
     assert_eq!(o.verdict, "completed", "{o:?}");
 }

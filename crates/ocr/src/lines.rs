@@ -28,7 +28,8 @@ fn v_overlap(a: &Rect, b: &Rect) -> f64 {
 /// items by more than a space of their font ("File  Edit  Search" is three menus, issue 13).
 /// A space is judged by the font's own size: the ink-to-ink gap of a space is about 1.4
 /// average glyph widths in a monospaced font and under 1 in a proportional one, so the gap
-/// must be over twice the two words' average glyph width, and over ¾ of the line's height.
+/// must be over 1.6 times the two words' average glyph width (a Swing menu bar spaces its
+/// items by 1.7), and over ¾ of the line's height.
 /// CJK neighbours are never split here: forms space out 姓　名 to align their labels.
 fn wider_than_a_space(line: &[&Word], next: &Word, gap: f64) -> bool {
     let Some(last) = line.last() else {
