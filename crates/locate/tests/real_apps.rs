@@ -359,17 +359,7 @@ fn two_buttons_that_read_alike_are_ambiguous() {
 /// Markers" was one line). Every menu is found on its own, at its own box.
 #[test]
 fn a_gradient_menu_bar_is_read_item_by_item() {
-    let mut loc = locator();
-    let s = load("jedit", "default");
-    for t in s.truth["targets"].as_array().unwrap() {
-        let label = t["label"].as_str().unwrap();
-        let r = find(&mut loc, &s.frame, label, Role::Menu);
-        assert_eq!(
-            judge(&r, &[rect(&t["box"])]),
-            Verdict::Hit,
-            "jedit/default '{label}': {r:?}"
-        );
-    }
+    every_target_is_hit(&mut locator(), &load("jedit", "default"), None);
 }
 
 /// A caption above its field, a wide button right of the caption on its row: the field is the
@@ -377,20 +367,11 @@ fn a_gradient_menu_bar_is_read_item_by_item() {
 /// (a click on "Replace & Find" for the field of "Replace with:" was a wrong action).
 #[test]
 fn a_caption_above_its_field_is_not_the_label_of_the_button_beside_it() {
-    let mut loc = locator();
-    let s = load("jedit", "default_replace");
-    for t in s.truth["targets"].as_array().unwrap() {
-        if t["role"] != "field" {
-            continue;
-        }
-        let label = t["label"].as_str().unwrap();
-        let r = find(&mut loc, &s.frame, label, Role::Field);
-        assert_eq!(
-            judge(&r, &[rect(&t["box"])]),
-            Verdict::Hit,
-            "jedit/default_replace '{label}': {r:?}"
-        );
-    }
+    every_target_is_hit(
+        &mut locator(),
+        &load("jedit", "default_replace"),
+        Some("field"),
+    );
 }
 
 /// Menu items with a 16 px colour icon left of their text (read as junk "PY", or left as
@@ -400,17 +381,28 @@ fn a_caption_above_its_field_is_not_the_label_of_the_button_beside_it() {
 fn menu_items_beside_icons_and_under_mnemonics_are_found() {
     let mut loc = locator();
     let s = load("jedit", "default_search_menu");
-    for t in s.truth["targets"].as_array().unwrap() {
-        let label = t["label"].as_str().unwrap();
-        let r = find(&mut loc, &s.frame, label, Role::Menu);
-        assert_eq!(
-            judge(&r, &[rect(&t["box"])]),
-            Verdict::Hit,
-            "jedit/default_search_menu '{label}': {r:?}"
-        );
-    }
+    every_target_is_hit(&mut loc, &s, None);
     assert_eq!(
         find(&mut loc, &s.frame, "Replace", Role::Menu).err(),
         Some(ErrorCode::LocatorNotFound)
     );
+}
+
+/// Every truth target of `s` (of role `only`, when given) is found at its own box, by its
+/// label and role alone.
+fn every_target_is_hit(loc: &mut Locator, s: &Screen, only: Option<&str>) {
+    for t in s.truth["targets"].as_array().unwrap() {
+        let kind = t["role"].as_str().unwrap();
+        if only.is_some_and(|o| o != kind) {
+            continue;
+        }
+        let label = t["label"].as_str().unwrap();
+        let r = find(loc, &s.frame, label, role(kind));
+        assert_eq!(
+            judge(&r, &[rect(&t["box"])]),
+            Verdict::Hit,
+            "{} '{label}': {r:?}",
+            s.name
+        );
+    }
 }

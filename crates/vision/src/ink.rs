@@ -38,18 +38,21 @@ pub fn is_ink(grey: i32, bg: i32) -> bool {
     (grey - bg).abs() > 80
 }
 
+/// The inside of box `r`, 3 px in from its frame and within the image (at least 4×4), and
+/// its background.
+fn inside_border(img: &RgbaImage, r: Rect) -> Option<(Rect, i32)> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let inner = r.inflate(-3).intersect(&bounds)?;
+    (inner.w >= 4 && inner.h >= 4).then(|| (inner, background(img, inner)))
+}
+
 /// Does the box `r` hold ink centred across it, as a button holds its caption? A field's
 /// text starts at its left edge and an empty field holds none. Looks 3 px inside the frame;
 /// ink spanning most of the width (a border, a focus line) is no caption.
 pub fn centred_ink(img: &RgbaImage, r: Rect) -> bool {
-    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-    let Some(inner) = r.inflate(-3).intersect(&bounds) else {
+    let Some((inner, bg)) = inside_border(img, r).filter(|(i, _)| i.w >= 8) else {
         return false;
     };
-    if inner.w < 8 || inner.h < 4 {
-        return false;
-    }
-    let bg = background(img, inner);
     let mut ink: Option<Rect> = None;
     for y in inner.y..inner.bottom() {
         for x in inner.x..inner.right() {
@@ -75,14 +78,9 @@ pub fn centred_ink(img: &RgbaImage, r: Rect) -> bool {
 /// run at most 2 px wide: the text caret. Placeholder text, bullets of a masked field and a
 /// single glyph all count as content.
 pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
-    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-    let Some(inner) = r.inflate(-3).intersect(&bounds) else {
+    let Some((inner, bg)) = inside_border(img, r) else {
         return false;
     };
-    if inner.w < 4 || inner.h < 4 {
-        return false;
-    }
-    let bg = background(img, inner);
     let inner = without_drop_button(img, inner, bg);
     let rows: Vec<i32> = (inner.y..inner.bottom())
         .filter(|&y| {
