@@ -1,7 +1,7 @@
 use mend_capture::Frame;
 use mend_model::{MendError, Rect, Role};
 use mend_ocr::{join_lines, GlyphRead, Line, OcrEngine, OcrOptions, Word};
-use mend_vision::{background, find_control_boxes, is_ink, luma, ControlBox};
+use mend_vision::{background, chroma, find_control_boxes, is_ink, luma, ControlBox};
 
 /// A piece of text on screen and the control it sits in, if any.
 #[derive(Debug, Clone)]
@@ -261,6 +261,11 @@ fn text_height(lines: &[Line]) -> Option<i32> {
     text_height_of(lines.iter().map(|l| (l.rect.h, l.text.as_str(), l.conf)))
 }
 
+/// [`text_height`] of labels already attached.
+fn labels_text_height(labels: &[SeenLabel]) -> Option<i32> {
+    text_height_of(labels.iter().map(|l| (l.line.h, l.text.as_str(), l.conf)))
+}
+
 /// [`text_height`] over (height, text, confidence) of each line.
 fn text_height_of<'t>(lines: impl Iterator<Item = (i32, &'t str, f32)>) -> Option<i32> {
     // Only lines with a capital, a digit or an ascender reach the font's full height: a word
@@ -381,6 +386,11 @@ impl<'a> Scene<'a> {
 
     /// Text in the whole window, plus each framed control read on its own (single-character
     /// and small captions only read cleanly when cropped and upscaled).
+    /// The whole-window reading if it was made already (else nothing).
+    fn labels_read(&self) -> &[SeenLabel] {
+        self.window_labels.as_deref().unwrap_or_default()
+    }
+
     pub fn window_labels(&mut self, ocr: &mut OcrEngine) -> Result<Vec<SeenLabel>, MendError> {
         if let Some(l) = &self.window_labels {
             return Ok(l.clone());
@@ -480,7 +490,7 @@ impl<'a> Scene<'a> {
     ) -> Result<Vec<SeenLabel>, MendError> {
         let first = self.window_labels(ocr)?;
         let have: Vec<Rect> = first.iter().map(|l| l.line).collect();
-        let text_h = text_height_of(first.iter().map(|l| (l.line.h, l.text.as_str(), l.conf)));
+        let text_h = labels_text_height(&first);
         for g in self.gap_lines(ocr, &have, text_h)? {
             labels.retain(|o| !(o.line.intersect(&g.rect).is_some() && o.conf < g.conf));
             labels.extend(self.attach(vec![g]));
@@ -833,10 +843,7 @@ impl<'a> Scene<'a> {
         // item's 16 px icon beside 13 px text), not unread text: a fifth taller than the
         // window's usual text or the line, whichever is taller (a line of x-height letters
         // is not the measure: a word beside it with capitals is text).
-        let usual = self
-            .window_labels
-            .as_deref()
-            .and_then(|ls| text_height_of(ls.iter().map(|l| (l.line.h, l.text.as_str(), l.conf))))
+        let usual = labels_text_height(self.labels_read())
             .unwrap_or(0)
             .max(line.h);
         let tall = |x0: i32, x1: i32| {
@@ -856,7 +863,7 @@ impl<'a> Scene<'a> {
                         x >= 0 && y >= 0 && x < img.width() as i32 && y < img.height() as i32;
                     inside && {
                         let p = img.get_pixel(x as u32, y as u32).0;
-                        p[0].max(p[1]).max(p[2]) - p[0].min(p[1]).min(p[2]) > 60
+                        chroma(p[0] as i32, p[1] as i32, p[2] as i32) > 60
                     }
                 })
             });

@@ -104,8 +104,7 @@ pub fn check_state(img: &RgbaImage, r: Rect) -> Option<bool> {
         .collect();
     let mean = |c: usize| body.iter().map(|p| p[c] as i32).sum::<i32>() / body.len().max(1) as i32;
     let (r_, g_, b_) = (mean(0), mean(1), mean(2));
-    let chroma = r_.max(g_).max(b_) - r_.min(g_).min(b_);
-    if marked >= 0.06 || chroma >= 70 {
+    if marked >= 0.06 || crate::ink::chroma(r_, g_, b_) >= 70 {
         Some(true)
     } else if marked <= 0.02 {
         Some(false)

@@ -11,6 +11,12 @@ pub fn luma(img: &RgbaImage, x: i32, y: i32) -> i32 {
     (p[0] as i32 * 299 + p[1] as i32 * 587 + p[2] as i32 * 114) / 1000
 }
 
+/// How far a colour is from grey: its largest channel minus its smallest. UI text is grey;
+/// icons, marks and fills are not.
+pub fn chroma(r: i32, g: i32, b: i32) -> i32 {
+    r.max(g).max(b) - r.min(g).min(b)
+}
+
 /// Grey levels within this distance count as one shade of background: a gradient (a Metal
 /// menu bar runs from 253 down to 242 over 12 rows) spreads its pixels over many levels, each
 /// rarer than the text's one colour.
