@@ -40,14 +40,28 @@ pub(crate) fn latin1(bytes: &[u8]) -> String {
 enum Set {
     Ascii,
     Latin1High,
+    /// A 94² CJK set, two bytes per character, decoded as its EUC form (the bytes with their
+    /// high bit set).
+    Cjk(&'static encoding_rs::Encoding),
     /// A set this decoder does not know: `n` bytes per character, each shown as U+FFFD.
     Unknown(usize),
 }
 
-/// COMPOUND_TEXT, best effort: ASCII and Latin-1 (the initial state), UTF-8 segments
-/// (`ESC % G … ESC % @`) and extended segments named "utf-8" are decoded; characters of
-/// other designated sets (other ISO 8859 parts, the CJK 94² sets) come out as U+FFFD, one
-/// per character, so a pattern can still match the rest of the title.
+/// The 94² set named by an escape's final byte: A GB 2312, B JIS X 0208, C KS C 5601.
+fn cjk_set(f: u8) -> Set {
+    match f {
+        b'A' => Set::Cjk(encoding_rs::GBK),
+        b'B' => Set::Cjk(encoding_rs::EUC_JP),
+        b'C' => Set::Cjk(encoding_rs::EUC_KR),
+        _ => Set::Unknown(2),
+    }
+}
+
+/// COMPOUND_TEXT, best effort: ASCII and Latin-1 (the initial state), the CJK 94² sets (GB
+/// 2312, JIS X 0208, KS C 5601 — what Xlib writes for Chinese, Japanese and Korean titles),
+/// UTF-8 segments (`ESC % G … ESC % @`) and extended segments named "utf-8" are decoded;
+/// characters of other designated sets (other ISO 8859 parts) come out as U+FFFD, one per
+/// character, so a pattern can still match the rest of the title.
 pub(crate) fn compound_text(bytes: &[u8]) -> String {
     const ESC: u8 = 0x1b;
     const CSI: u8 = 0x9b;
@@ -118,13 +132,13 @@ pub(crate) fn compound_text(bytes: &[u8]) -> String {
                     continue;
                 }
                 // 94² sets (GB 2312, JIS X 0208, KS C 5601) into GL / GR.
-                [b'$', b'(', _, ..] => {
-                    gl = Set::Unknown(2);
+                [b'$', b'(', f, ..] => {
+                    gl = cjk_set(*f);
                     i += 4;
                     continue;
                 }
-                [b'$', b')', _, ..] => {
-                    gr = Set::Unknown(2);
+                [b'$', b')', f, ..] => {
+                    gr = cjk_set(*f);
                     i += 4;
                     continue;
                 }
@@ -164,6 +178,13 @@ pub(crate) fn compound_text(bytes: &[u8]) -> String {
             // ASCII designated into GR reads as its GL twin.
             Set::Ascii => out.push((b & 0x7f) as char),
             Set::Latin1High => out.push(b as char),
+            Set::Cjk(enc) => {
+                let pair = [b | 0x80, bytes.get(i + 1).map_or(0, |c| c | 0x80)];
+                let (text, _) = enc.decode_without_bom_handling(&pair);
+                out.push_str(&text);
+                i += 2;
+                continue;
+            }
             Set::Unknown(n) => {
                 out.push('\u{FFFD}');
                 i += n;
@@ -223,9 +244,14 @@ mod tests {
 
     #[test]
     fn compound_text_unknown_sets_keep_the_rest() {
-        // GB 2312 in GR (two bytes a character): unknown glyphs, known text around them.
+        // GB 2312 in GR (two bytes a character), as Xlib writes a Chinese title.
         let ct = b"ab\x1b$)A\xbf\xcd\xbb\xa7\x1b-Acd";
-        assert_eq!(compound_text(ct), "ab\u{FFFD}\u{FFFD}cd");
+        assert_eq!(compound_text(ct), "ab客户cd");
+        // JIS X 0208 in GL (7-bit bytes), KS C 5601 in GR.
+        assert_eq!(compound_text(b"\x1b$(B\x35\x52\x1b(B!"), "客!");
+        assert_eq!(compound_text(b"\x1b$)C\xc7\xd1"), "한");
+        // A set this decoder does not know keeps the rest readable.
+        assert_eq!(compound_text(b"a\x1b-L\xc0\x1b-Ab"), "a\u{FFFD}b");
         // An extended segment named utf-8.
         let data = "编号".as_bytes();
         let len = "utf-8\x02".len() + data.len();
