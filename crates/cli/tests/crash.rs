@@ -9,7 +9,7 @@
 //! landed mid-run. The suite runs 2 seeds × 4 flows × 4 kills; `scripts/soak.sh N` runs N kills
 //! per test (8 tests). Each test has its own X server, so they run in parallel.
 
-use mend_testkit::{repo_root, wait_for, App, Desktop};
+use mend_testkit::{real, repo_root, wait_for, App, Desktop};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -258,4 +258,61 @@ fn crash_and_resume_work_list_1() {
 #[test]
 fn crash_and_resume_work_list_2() {
     crash_rounds(WORK_LIST, 2);
+}
+
+/// A real app's flow (the corpus, `fixtures/real-apps`), killed and resumed: the effect judged
+/// from outside the app (the file saved, the calculator's display) must be exactly the clean
+/// run's, never a key pressed twice or a value typed twice.
+fn crash_real(app: &str, look: &str, task: &str, seed: u64) {
+    let rounds: usize = std::env::var("MEND_CRASH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let _d = Desktop::start().expect("desktop");
+    let spec = real::load_app(app).expect("corpus app");
+    let mend = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mend"));
+    let clean = real::run_case(&mend, &spec, look, task).expect("clean run");
+    assert_eq!(
+        clean.verdict, "completed",
+        "{app}/{look}/{task}: the clean run completes: {clean:?}"
+    );
+    let span_ms = (clean.wall_s * 1000.0) as u64;
+    eprintln!("{app}/{look}/{task}: one run takes {span_ms} ms");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (seed * 0x1000_0001) ^ task.len() as u64);
+    let (mut kills, mut k) = (0, 0);
+    while kills < rounds {
+        assert!(k <= 3 * rounds, "only {kills} of {k} kills landed mid-run");
+        let at = 300 + rng.next((span_ms * 9 / 10).max(200));
+        let (o, killed) =
+            real::run_case_killed(&mend, &spec, look, task, Duration::from_millis(at))
+                .expect("killed run");
+        kills += usize::from(killed);
+        eprintln!(
+            "{app}/{look}/{task} round {k}: killed after {at} ms ({}): {} {:?} {:?}",
+            if killed { "mid-run" } else { "after the end" },
+            o.verdict,
+            o.code,
+            o.steps
+                .iter()
+                .map(|s| match &s.message {
+                    Some(m) => format!("{}:{} ({m})", s.id, s.status),
+                    None => format!("{}:{}", s.id, s.status),
+                })
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            o.verdict, "completed",
+            "{app}/{look}/{task} round {k} (killed after {at} ms): the resumed run must end as the clean one: {o:?}"
+        );
+        k += 1;
+    }
+}
+
+#[test]
+fn crash_and_resume_real_calculator_keys() {
+    crash_real("xcalc", "default", "add", 1);
+}
+#[test]
+fn crash_and_resume_real_gtk_save_as() {
+    crash_real("mousepad", "default", "save_as", 1);
 }

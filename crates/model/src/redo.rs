@@ -76,6 +76,30 @@ impl Step {
     }
 }
 
+impl Step {
+    /// Whether this step, once the journal says its input went out in full (`acted`), is
+    /// finished by its checks after a crash instead of being sent again: a click, a key chord,
+    /// a scroll, a drag or a type into a non-field acts twice when sent twice (a calculator
+    /// key entered twice, a menu opened and shut again). Not a `write` or `irreversible` step:
+    /// input that went out does not say it committed, so it waits for its `verify` or a
+    /// person. Not a type into a field: that is read instead (`Redo::ReplaceField`). Not a
+    /// check box step: it reads the box first.
+    pub fn done_once_sent(&self) -> bool {
+        self.risk == Risk::Read
+            && !self.types_into_field()
+            && matches!(
+                self.action,
+                Action::Click
+                    | Action::DoubleClick
+                    | Action::RightClick
+                    | Action::Key
+                    | Action::Scroll
+                    | Action::Drag
+                    | Action::Type
+            )
+    }
+}
+
 /// A warning about a valid flow: it runs, but a crash or a retry at this step needs a person.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FlowWarning {

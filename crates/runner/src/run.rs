@@ -25,6 +25,7 @@ mod journal;
 mod resolve;
 mod screen;
 mod step;
+use step::Pending;
 
 /// What settling compares: the main window's fingerprint (none if it is gone) and the windows.
 type ScreenState = (Option<Fingerprint>, Vec<(u32, String)>);
@@ -329,13 +330,24 @@ impl<'a> Runner<'a> {
         self.rows = rec.rows.len();
         // What the journal says: done steps, and steps whose intent has no result.
         let mut done = HashSet::new();
-        let mut pending: HashMap<(usize, usize), u32> = HashMap::new();
+        let mut pending: HashMap<(usize, usize), Pending> = HashMap::new();
         for e in self.store.journal(&rec.id)? {
             match e {
                 JournalEntry::Intent {
                     row, step, attempt, ..
                 } => {
-                    pending.insert((row, step), attempt);
+                    pending.insert(
+                        (row, step),
+                        Pending {
+                            attempt,
+                            sent: false,
+                        },
+                    );
+                }
+                JournalEntry::Acted { row, step, attempt } => {
+                    if let Some(p) = pending.get_mut(&(row, step)) {
+                        p.sent |= p.attempt == attempt;
+                    }
                 }
                 JournalEntry::Result {
                     row,
@@ -347,7 +359,7 @@ impl<'a> Runner<'a> {
                     if code.is_none() {
                         pending.remove(&(row, step));
                         done.insert((row, step));
-                    } else if pending.get(&(row, step)) != Some(&attempt) {
+                    } else if pending.get(&(row, step)).map(|p| p.attempt) != Some(attempt) {
                         // Failed before its intent: no input went out.
                         pending.remove(&(row, step));
                     }

@@ -488,6 +488,7 @@ fn a_flow_passes_journals_every_step_and_never_writes_the_secret() {
         .iter()
         .map(|e| match e {
             JournalEntry::Intent { step, .. } => (*step, "intent"),
+            JournalEntry::Acted { step, .. } => (*step, "acted"),
             JournalEntry::Result { step, code, .. } => {
                 assert!(code.is_none());
                 (*step, "result")
@@ -498,10 +499,13 @@ fn a_flow_passes_journals_every_step_and_never_writes_the_secret() {
         kinds,
         vec![
             (0, "intent"),
+            (0, "acted"),
             (0, "result"),
             (1, "intent"),
+            (1, "acted"),
             (1, "result"),
             (2, "intent"),
+            (2, "acted"),
             (2, "result")
         ]
     );
@@ -847,6 +851,89 @@ fn resume_redoes_a_step_that_did_not_take_effect() {
     let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
     assert_eq!(b.world.borrow().effects, vec!["login"]);
+}
+
+/// The journal's `acted` for step `k`'s first attempt: its input went out in full.
+fn sent(b: &Bench, run: &str, k: usize) {
+    b.store
+        .append(
+            run,
+            &JournalEntry::Acted {
+                row: 0,
+                step: k,
+                attempt: 1,
+            },
+        )
+        .unwrap();
+}
+
+/// LOGIN whose last click is a plain `read` click without `verify` (a calculator key, a menu).
+fn read_click_login() -> String {
+    LOGIN.replace(
+        "risk = \"write\"\nverify = { exists = { text = \"查询\", role = \"button\" } }",
+        "",
+    )
+}
+
+#[test]
+fn a_click_whose_input_went_out_before_a_crash_is_not_sent_again() {
+    let b = bench("main"); // the click landed; a second one would act twice
+    let lf = flow(&b, &read_click_login());
+    assert!(lf.flow.steps[2].verify.is_none());
+    let id = crashed_run(&b, &lf);
+    sent(&b, &id, 2);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(s.steps[2].strategy.as_deref(), Some("sent"));
+    assert!(b.world.borrow().inputs.is_empty(), "nothing sent again");
+}
+
+#[test]
+fn a_click_whose_input_may_not_have_gone_out_is_sent_on_resume() {
+    let b = bench("login"); // intent journaled, the crash came before the click
+    let lf = flow(&b, &read_click_login());
+    let id = crashed_run(&b, &lf);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().effects, vec!["login"]);
+    assert_eq!(clicks(&b.world.borrow()), 1);
+}
+
+#[test]
+fn a_key_chord_that_went_out_is_not_sent_again_and_one_that_may_not_have_pauses() {
+    let src = format!("{LOGIN}[[step]]\nid = \"close\"\naction = \"key\"\nkeys = \"Escape\"\n");
+    // Sent in full before the crash: finished by its checks, not sent again.
+    let b = bench("main");
+    let lf = flow(&b, &src);
+    let id = crashed_at(&b, &lf, 3);
+    sent(&b, &id, 3);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert!(b.world.borrow().inputs.is_empty());
+    // Intent only: it may have gone out, and a chord sent twice acts twice: a person decides.
+    let b = bench("main");
+    let lf = flow(&b, &src);
+    let id = crashed_at(&b, &lf, 3);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.code, Some(ErrorCode::ResumeUnverified), "{s:?}");
+    assert!(b.world.borrow().inputs.is_empty());
+}
+
+#[test]
+fn a_write_whose_input_went_out_still_waits_for_its_verify_or_a_person() {
+    let b = bench("main");
+    let lf = flow(
+        &b,
+        &LOGIN.replace(
+            "verify = { exists = { text = \"查询\", role = \"button\" } }",
+            "",
+        ),
+    );
+    let id = crashed_run(&b, &lf);
+    sent(&b, &id, 2);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.code, Some(ErrorCode::ResumeUnverified), "{s:?}");
+    assert!(b.world.borrow().inputs.is_empty());
 }
 
 #[test]

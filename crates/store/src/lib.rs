@@ -66,6 +66,14 @@ pub enum JournalEntry {
         attempt: u32,
         action: String,
     },
+    /// The step's input went out in full (sent and confirmed by the server): written and
+    /// flushed right after it. A crash after this and before the result must not send it again.
+    Acted {
+        #[serde(default)]
+        row: usize,
+        step: usize,
+        attempt: u32,
+    },
     /// The step's outcome: `code` is `None` on success.
     Result {
         #[serde(default)]

@@ -856,6 +856,9 @@ pub struct StepOutcome {
     pub status: String,
     pub strategy: Option<String>,
     pub code: Option<String>,
+    /// What the runner said about the step (a redo, a step not sent again after a crash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// One case: app × look × task, judged.
@@ -897,6 +900,47 @@ pub fn verdict(
 /// Start `app` in `look`, run `mend run` on `task`'s flow (killed after the task's timeout,
 /// default 240 s), judge the effect from outside, stop the app. The desktop must be up.
 pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Outcome> {
+    run_case_at(mend, app, look, task, None).map(|(o, _)| o)
+}
+
+/// Like [`run_case`], but `mend run` is SIGKILLed `kill_at` after it started, and the run is
+/// then finished by `mend resume` (by a fresh `mend run` when the kill came before the run was
+/// even recorded). The outcome is the resumed run's; the flag says whether the kill landed
+/// mid-run (the run had not finished by itself).
+pub fn run_case_killed(
+    mend: &Path,
+    app: &AppSpec,
+    look: &str,
+    task: &str,
+    kill_at: Duration,
+) -> Result<(Outcome, bool)> {
+    run_case_at(mend, app, look, task, Some(kill_at))
+}
+
+/// Wait for `child` (its own process group) at most `limit`; killed then. Its exit code.
+fn wait_limited(child: &mut Child, t0: Instant, limit: Duration) -> Result<Option<i32>> {
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(st.code());
+        }
+        if t0.elapsed() > limit {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn run_case_at(
+    mend: &Path,
+    app: &AppSpec,
+    look: &str,
+    task: &str,
+    kill_at: Option<Duration>,
+) -> Result<(Outcome, bool)> {
     let look = app.look(look)?;
     let spec = app.task(task)?;
     let case = tempfile::Builder::new()
@@ -917,26 +961,41 @@ pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Ou
     }
     let out_path = case.path().join("mend.out");
     let err_path = case.path().join("mend.err");
+    let limit = Duration::from_secs(spec.timeout_s.unwrap_or(240));
+    let t0 = Instant::now();
+    let mut killed = false;
+    if let Some(at) = kill_at {
+        // The run to kill: its output is kept apart; the resumed run's is the case's.
+        let mut child = Command::new(mend)
+            .args(cmd.get_args())
+            .stdout(std::fs::File::create(case.path().join("killed.out"))?)
+            .stderr(std::fs::File::create(case.path().join("killed.err"))?)
+            .stdin(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .context("run mend")?;
+        std::thread::sleep(at);
+        killed = child.try_wait()?.is_none();
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", child.id())])
+            .status();
+        let _ = child.wait();
+        let runs = Command::new(mend)
+            .args(["runs", "--json", "--db"])
+            .arg(&db)
+            .output()?;
+        let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap_or_default();
+        if let Some(id) = runs[0]["id"].as_str() {
+            cmd = Command::new(mend);
+            cmd.args(["resume", id, "--json", "--db"]).arg(&db);
+        }
+    }
     cmd.stdout(std::fs::File::create(&out_path)?)
         .stderr(std::fs::File::create(&err_path)?)
         .stdin(Stdio::null())
         .process_group(0);
-    let t0 = Instant::now();
     let mut child = cmd.spawn().context("run mend")?;
-    let limit = Duration::from_secs(spec.timeout_s.unwrap_or(240));
-    let exit = loop {
-        if let Some(st) = child.try_wait()? {
-            break st.code();
-        }
-        if t0.elapsed() > limit {
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .status();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let exit = wait_limited(&mut child, t0, limit)?;
     let wall_s = (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     // Let a last write reach the disk or the registry.
     std::thread::sleep(Duration::from_millis(700));
@@ -956,6 +1015,7 @@ pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Ou
                     status: s["status"].as_str().unwrap_or("").to_string(),
                     strategy: s["strategy"].as_str().map(str::to_string),
                     code: s["code"].as_str().map(str::to_string),
+                    message: s["message"].as_str().map(str::to_string),
                 })
                 .collect()
         })
@@ -972,7 +1032,13 @@ pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Ou
         let to = PathBuf::from(keep).join(format!("{}-{}-{task}", app.name, look.name));
         let _ = std::fs::remove_dir_all(&to);
         let _ = std::fs::create_dir_all(&to);
-        for f in ["mend.out", "mend.err", "app.log"] {
+        for f in [
+            "mend.out",
+            "mend.err",
+            "app.log",
+            "killed.out",
+            "killed.err",
+        ] {
             let _ = std::fs::copy(case.path().join(f), to.join(f));
         }
         let _ = Command::new("cp")
@@ -981,25 +1047,28 @@ pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Ou
             .arg(&to)
             .status();
     }
-    Ok(Outcome {
-        app: app.name.clone(),
-        toolkit: app.toolkit.clone(),
-        look: look.name.clone(),
-        task: task.to_string(),
-        negative: spec.negative,
-        verdict: v.to_string(),
-        exit,
-        code,
-        effect,
-        why,
-        wall_s,
-        steps,
-        stderr_tail: if v == "completed" || v == "refused" {
-            String::new()
-        } else {
-            tail
+    Ok((
+        Outcome {
+            app: app.name.clone(),
+            toolkit: app.toolkit.clone(),
+            look: look.name.clone(),
+            task: task.to_string(),
+            negative: spec.negative,
+            verdict: v.to_string(),
+            exit,
+            code,
+            effect,
+            why,
+            wall_s,
+            steps,
+            stderr_tail: if v == "completed" || v == "refused" {
+                String::new()
+            } else {
+                tail
+            },
         },
-    })
+        killed,
+    ))
 }
 
 #[cfg(test)]

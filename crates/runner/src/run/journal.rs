@@ -19,6 +19,22 @@ impl Runner<'_> {
         Ok(())
     }
 
+    /// The input of the attempt `at` went out in full: a crash from here on must not send it
+    /// again (model/redo.rs).
+    pub(super) fn acted(&mut self, at: Option<At>) -> Result<(), MendError> {
+        if let Some(a) = at {
+            self.store.append(
+                a.run,
+                &JournalEntry::Acted {
+                    row: a.row,
+                    step: a.step,
+                    attempt: a.attempt,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn journal_result(
         &self,

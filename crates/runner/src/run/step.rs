@@ -4,6 +4,14 @@
 
 use super::*;
 
+/// A step a crash cut short: its intent is journaled, its result is not.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pending {
+    pub attempt: u32,
+    /// The journal also says its input went out in full (`acted`).
+    pub sent: bool,
+}
+
 impl Runner<'_> {
     /// One step of one row, with retries; or, when `pending` (a crash left its intent without a
     /// result), verified first.
@@ -14,7 +22,7 @@ impl Runner<'_> {
         r: usize,
         i: usize,
         vars: &Row,
-        pending: Option<u32>,
+        pending: Option<Pending>,
     ) -> Result<(), MendError> {
         let step = &lf.flow.steps[i];
         let steps = lf.flow.steps.len();
@@ -50,9 +58,9 @@ impl Runner<'_> {
         // Between steps: dismiss whatever interrupt window is up.
         self.handle_interrupts(lf, vars)?;
 
-        let mut attempt = pending.unwrap_or(0);
+        let mut attempt = pending.map_or(0, |p| p.attempt);
         let mut compensate = false;
-        if pending.is_some() {
+        if let Some(p) = pending {
             let t0 = self.clock.now_ms();
             if let Some(v) = &step.verify {
                 // Did the step take effect before the crash? Let the screen settle, then look.
@@ -84,6 +92,40 @@ impl Runner<'_> {
                     return Ok(());
                 }
                 compensate = true;
+            } else if p.sent && step.done_once_sent() {
+                // Its input went out in full before the crash: sent again it would act twice
+                // (a key entered twice, a menu opened and shut). The screen settles and the
+                // step's own checks decide.
+                let mut d = StepDetail {
+                    message: Some("its input had gone out before the crash: not sent again".into()),
+                    ..base.clone()
+                };
+                let at = At {
+                    run,
+                    row: r,
+                    step: i,
+                    attempt,
+                };
+                let q = self.main_query(lf)?;
+                let h = self
+                    .capture
+                    .capture(&q)
+                    .map(|f| self.fp.hash(&f.image))
+                    .unwrap_or_else(|_| Fingerprint(String::new()));
+                match self.after_act(lf, step, vars, &mut d, Some(at), "sent", None, &h) {
+                    Ok(()) => {
+                        self.journal_result(run, r, i, attempt, None, Some("sent"), d.clone())?;
+                        progress(self, "passed", &d, Some("sent"), None);
+                        return Ok(());
+                    }
+                    Err(f) => {
+                        d.message = Some(f.err.message.clone());
+                        d.screenshot = self.screenshot(lf, r, i);
+                        self.journal_result(run, r, i, attempt, Some(f.err.code), None, d.clone())?;
+                        progress(self, "failed", &d, None, Some(f.err.code));
+                        return Err(f.err);
+                    }
+                }
             } else if let Redo::NeedsVerify(why) = step.redo() {
                 let e = err(
                     ErrorCode::ResumeUnverified,
@@ -466,6 +508,7 @@ impl Runner<'_> {
                     acted: true,
                     ..Fail::from(e)
                 })?;
+                self.acted(at)?;
                 d.act_ms = self.clock.now_ms() - t1;
                 self.after_act(lf, step, vars, &mut d, at, &what, None, &h)?;
                 return Ok((None, d));
@@ -532,6 +575,9 @@ impl Runner<'_> {
             _ => unreachable!("targetless actions returned above"),
         };
         self.send(&first).map_err(acted)?;
+        if step.action != Action::Type {
+            self.acted(at).map_err(acted)?;
+        }
         if step.action == Action::Type {
             // The application moves its keyboard focus when it handles the click, not when the
             // server delivers it: keys sent at once can reach the old focus (ctrl+a did, in
@@ -566,6 +612,7 @@ impl Runner<'_> {
                     }
                 }
                 self.type_guarded(lf, &frame, &text).map_err(acted)?;
+                self.acted(at).map_err(acted)?;
                 // An empty field that was typed into shows something, or the keys went astray.
                 if step.types_into_field()
                     && !text.is_empty()
