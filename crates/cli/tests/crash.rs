@@ -316,3 +316,15 @@ fn crash_and_resume_real_calculator_keys() {
 fn crash_and_resume_real_gtk_save_as() {
     crash_real("mousepad", "default", "save_as", 1);
 }
+#[test]
+fn crash_and_resume_real_motif_save_as() {
+    crash_real("nedit", "default", "save_as", 1);
+}
+#[test]
+fn crash_and_resume_real_swing_save_as() {
+    crash_real("jedit", "default", "save_as", 1);
+}
+#[test]
+fn crash_and_resume_real_win32_save_as() {
+    crash_real("notepad", "default", "save_as", 1);
+}

@@ -6,7 +6,7 @@ use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::OcrEngine;
-use mend_vision::{centred_ink, crop, find_template, pixel_diff, SCALES};
+use mend_vision::{centred_ink, crop, find_template, pixel_diff, template_places, SCALES};
 
 /// What was recorded with a target besides its description: the template crop.
 #[derive(Debug, Clone, Default)]
@@ -83,11 +83,15 @@ impl Locator {
     ) -> Result<Located, Refusal> {
         let frame = scene.frame;
         if target.text.is_none() && target.near.is_none() {
-            return Err(Refusal::new(
-                ErrorCode::InvalidArgument,
-                "a target needs a text or a near label",
-                vec![],
-            ));
+            // A control known only by its pixels (an icon, a one-glyph key): its crop.
+            return match recorded.template.as_ref() {
+                Some(tmpl) => by_pixels(scene, target, tmpl),
+                None => Err(Refusal::new(
+                    ErrorCode::InvalidArgument,
+                    "a target needs a text, a near label or a recorded crop",
+                    vec![],
+                )),
+            };
         }
         let ocr_err = |e: MendError| Refusal {
             error: e,
@@ -315,6 +319,76 @@ impl Locator {
             score: hit.score as f64,
         }))
     }
+}
+
+/// Pearson's r from which a place counts as showing the recorded crop (at any of the scales).
+const PIXELS_MIN: f32 = 0.8;
+/// A second place within this much of the best is a look-alike: the pixels cannot tell them
+/// apart, so neither is clicked.
+const PIXELS_MARGIN: f32 = 0.1;
+
+/// A target known only by its recorded crop: the one place in the window that shows it, at
+/// any of the scales (a DPI or font change), clearly above every other place. Two look-alikes
+/// are `LOCATOR_AMBIGUOUS`, a weak best match `LOCATOR_NOT_FOUND`: never a guess.
+fn by_pixels(scene: &mut Scene, target: &Target, tmpl: &RgbaImage) -> Result<Located, Refusal> {
+    let frame = scene.frame;
+    let whole = Rect::new(
+        0,
+        0,
+        frame.image.width() as i32,
+        frame.image.height() as i32,
+    );
+    let floor = PIXELS_MIN - PIXELS_MARGIN;
+    let places = template_places(&frame.image, tmpl, whole, &SCALES, floor, 3);
+    let cand = |h: &mend_vision::TemplateHit| Candidate {
+        rect: h.rect,
+        text: String::new(),
+        role: target.role,
+        score: h.score as f64,
+    };
+    let candidates: Vec<Candidate> = places.iter().map(cand).collect();
+    let Some(best) = places.first().filter(|b| b.score >= PIXELS_MIN) else {
+        return Err(Refusal::new(
+            ErrorCode::LocatorNotFound,
+            format!(
+                "no place in the window shows the recorded crop clearly (best match {:.2}, needs {PIXELS_MIN}); the control may be gone or redrawn. Pick it, or record the flow again",
+                places.first().map_or(0.0, |b| b.score)
+            ),
+            candidates,
+        ));
+    };
+    if let Some(second) = places
+        .get(1)
+        .filter(|o| o.score >= best.score - PIXELS_MARGIN)
+    {
+        return Err(Refusal::new(
+            ErrorCode::LocatorAmbiguous,
+            format!(
+                "{} places show the recorded crop alike ({:.2} and {:.2}): the pixels cannot tell them apart. Pick one, or give the target a `text` or a `near` label",
+                places.iter().filter(|o| o.score >= best.score - PIXELS_MARGIN).count(),
+                best.score,
+                second.score
+            ),
+            candidates,
+        ));
+    }
+    // Snap to the framed control the pixels show, when the match is that control.
+    let rect = scene
+        .boxes()
+        .iter()
+        .filter(|b| b.rect.contains(best.rect.center()))
+        .min_by_key(|b| b.rect.area())
+        .map(|b| b.rect)
+        .filter(|b| b.iou(&best.rect) >= 0.7)
+        .unwrap_or(best.rect);
+    Ok(Located {
+        strategy: Strategy::Exact,
+        rect,
+        screen_box: frame.info.to_screen(&rect),
+        confidence: best.score as f64,
+        text: String::new(),
+        frame_id: frame.info.id,
+    })
 }
 
 /// Where to read first: around the recorded box; for a field, also the label strip to its left.

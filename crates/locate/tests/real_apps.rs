@@ -406,3 +406,100 @@ fn every_target_is_hit(loc: &mut Locator, s: &Screen, only: Option<&str>) {
         );
     }
 }
+
+/// Targets known only by their pixels (issue 14: an icon, a one-glyph key, a control whose
+/// caption is never read): every target of an app's own screen is cropped at its true box and
+/// located with no text at all, on that screen and on every tweaked look of the app. A place
+/// is answered only when it alone shows the crop clearly; two look-alikes are refused
+/// (`LOCATOR_AMBIGUOUS`), a weak match too (`LOCATOR_NOT_FOUND`). Never a wrong box.
+#[test]
+fn a_control_known_only_by_its_pixels_is_found_once_or_refused() {
+    let mut loc = locator();
+    let (mut same, mut tweaked) = ((0, 0, 0), (0, 0, 0)); // found, refused, targets
+    let mut wrong = vec![];
+    let screens = all_screens();
+    for (app, src_look) in screens.iter().filter(|(_, l)| is_default(l)) {
+        let src = load(app, src_look);
+        // The same screen, and (from the app's main screen) every tweaked look of it.
+        let dests: Vec<String> = std::iter::once(src_look.clone())
+            .chain(
+                screens
+                    .iter()
+                    .filter(|(a, l)| a == app && !is_default(l) && src_look == "default")
+                    .map(|(_, l)| l.clone()),
+            )
+            .collect();
+        let others: Vec<(String, Screen)> = dests
+            .iter()
+            .filter(|l| *l != src_look)
+            .map(|l| (l.clone(), load(app, l)))
+            .collect();
+        for t in src.truth["targets"].as_array().unwrap() {
+            let label = t["label"].as_str().unwrap();
+            let Some(crop) = mend_vision::crop(&src.frame.image, rect(&t["box"])) else {
+                continue;
+            };
+            let target = Target {
+                role: role(t["role"].as_str().unwrap()),
+                ..Target::default()
+            };
+            let rec = Recorded {
+                template: Some(crop),
+            };
+            for look in &dests {
+                let dst = if look == src_look {
+                    &src
+                } else {
+                    &others.iter().find(|(l, _)| l == look).unwrap().1
+                };
+                let Some(tt) = dst.truth["targets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|d| d["label"] == t["label"] && d["role"] == t["role"])
+                else {
+                    continue;
+                };
+                let mut truth = vec![rect(&tt["box"])];
+                truth.extend(tt["also"].as_array().into_iter().flatten().map(rect));
+                let r = loc
+                    .locate(&dst.frame, &target, &rec)
+                    .map_err(|r| r.error.code);
+                let tally = if look == src_look {
+                    &mut same
+                } else {
+                    &mut tweaked
+                };
+                tally.2 += 1;
+                match judge(&r, &truth) {
+                    Verdict::Hit => tally.0 += 1,
+                    Verdict::Missed(c) => {
+                        if std::env::var_os("MEND_PIXELS_VERBOSE").is_some() {
+                            println!("refused {app}/{look} '{label}': {c}");
+                        }
+                        assert!(
+                            matches!(
+                                c,
+                                ErrorCode::LocatorAmbiguous | ErrorCode::LocatorNotFound
+                            ),
+                            "{app}/{look} '{label}': {c}"
+                        );
+                        tally.1 += 1;
+                    }
+                    Verdict::Wrong(b) => wrong.push(format!(
+                        "{app}/{look} '{label}' (crop from {src_look}): answered {b:?}, truth {truth:?}"
+                    )),
+                }
+            }
+        }
+    }
+    println!(
+        "by pixels alone: own screen {}/{} found, {} refused; tweaked looks {}/{} found, {} refused; {} wrong",
+        same.0, same.2, same.1, tweaked.0, tweaked.2, tweaked.1, wrong.len()
+    );
+    assert!(wrong.is_empty(), "wrong boxes: {wrong:#?}");
+    assert!(
+        same.2 > 50 && tweaked.2 > 50,
+        "the suite has targets to try"
+    );
+}

@@ -269,8 +269,10 @@ fn regex_lite_check(p: &str) -> Result<(), ()> {
 }
 
 fn check_target(t: &TargetSpec, what: &str) -> Result<(), String> {
-    if t.text.is_none() && t.near.is_none() {
-        return Err(format!("{what} needs `text` or `near`"));
+    if t.text.is_none() && t.near.is_none() && t.crop.is_none() {
+        return Err(format!(
+            "{what} needs `text`, `near` or a recorded `crop` (a control known by its pixels)"
+        ));
     }
     if let Some(r) = &t.role {
         if Role::parse(r).is_none() {

@@ -8,7 +8,9 @@
 //!
 //! Open → after the cool-down (not for irreversible) → half-open, which lets `probes` attempts
 //! through: all succeed → closed; one fails → open again. A person resolving a takeover puts
-//! it half-open too. Slow steps count as failures; assertion failures do not count.
+//! it half-open too. Slow steps count as failures (slow: the application kept a passing step
+//! waiting longer than its timeout; Mend's own reading time does not count); assertion
+//! failures do not count.
 
 use mend_model::{ErrorCode, MendError, Risk};
 use serde::{Deserialize, Serialize};

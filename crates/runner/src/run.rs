@@ -189,6 +189,11 @@ pub struct Runner<'a> {
     run_id: String,
     last_failure: Option<(Option<String>, Vec<Candidate>)>,
     rows: usize,
+    /// How long the current step waited on the application (its target to appear, the screen
+    /// to settle, its checks to hold): what makes a passing step *slow* for the breaker. Mend's
+    /// own reading time is not the application's slowness, and a loaded machine must not open
+    /// the breaker on steps that passed.
+    app_wait_ms: u64,
 }
 
 pub const BREAKERS: &str = "breakers";
@@ -231,6 +236,7 @@ impl<'a> Runner<'a> {
             fp: Fingerprinter::new(),
             run_id: String::new(),
             last_failure: None,
+            app_wait_ms: 0,
             rows: 1,
         }
     }
@@ -388,12 +394,10 @@ impl<'a> Runner<'a> {
                     outcome = Err((e, r, i));
                     break 'rows;
                 }
-                let t0 = self.clock.now_ms();
                 let res = self.step(lf, &rec.id, r, i, &vars, pending.get(&(r, i)).copied());
                 let step = &lf.flow.steps[i];
-                let took = self.clock.now_ms() - t0;
                 let o = match &res {
-                    Ok(()) if took > self.timeout(step) => Outcome::Slow,
+                    Ok(()) if self.app_wait_ms > self.timeout(step) => Outcome::Slow,
                     Ok(()) => Outcome::Passed,
                     Err(e) if e.code == ErrorCode::AssertionFailed => Outcome::AssertionFailed,
                     Err(_) => Outcome::Failed,

@@ -57,6 +57,8 @@ struct World {
     ticks: BTreeMap<&'static str, bool>,
     /// The check boxes ignore clicks (a disabled box).
     boxes_stuck: bool,
+    /// How long each `find` takes (Mend's own reading on a loaded machine), in fake ms.
+    find_cost_ms: u64,
     clock: FakeClock,
 }
 
@@ -345,6 +347,7 @@ impl Finder for Seer {
 
     fn find(&mut self, frame: &Frame, t: &Target, _: &Recorded) -> Result<Located, Refusal> {
         let w = self.0.borrow();
+        w.clock.advance(w.find_cost_ms);
         let text = t.text.clone().unwrap_or_default();
         let id = frame.info.window.as_ref().map_or(0, |w| w.id);
         let list = if id == POPUP {
@@ -1552,4 +1555,21 @@ fn a_check_redone_after_a_crash_does_not_toggle_the_box_back() {
     let w = b.world.borrow();
     assert!(w.ticks["记住我"]);
     assert_eq!(clicks(&w), 0, "{:?}", w.inputs);
+}
+
+/// A passing step is slow for the breaker when the application kept it waiting, not when
+/// Mend's own reading was slow (a loaded machine): six passing checks, each read taking four
+/// times the step's timeout, leave the breaker closed and the run passed.
+#[test]
+fn a_slow_reading_on_a_loaded_machine_does_not_open_the_breaker() {
+    let b = bench("login");
+    b.world.borrow_mut().find_cost_ms = 2_000;
+    let step = "[[step]]\naction = \"assert\"\ncheck = [{ exists = { text = \"登录\", role = \"button\" } }]\ntimeout_ms = 500\n";
+    let lf = flow(&b, &step.repeat(6));
+    for _ in 0..2 {
+        let (s, _) = go(&b, &lf, vec![], None, |_| {});
+        assert_eq!(s.status, "passed", "{s:?}");
+    }
+    let breaker: crate::breaker::Breaker = b.store.get(BREAKERS, "客户管理系统").unwrap().unwrap();
+    assert!(!breaker.is_open(), "{breaker:?}");
 }

@@ -153,6 +153,181 @@ pub fn find_template(
     best
 }
 
+/// Zero-mean normalised cross-correlation (Pearson's r) of `t` placed at (x, y) in `area`:
+/// 1 for the same pattern at any brightness and contrast, about 0 for a flat patch (where plain
+/// NCC says ~1), so a match must share the template's shape, not just its shade.
+fn zncc_at(area: &GrayImage, t: &GrayImage, x: u32, y: u32) -> f32 {
+    let n = (t.width() * t.height()) as f64;
+    let (mut sa, mut st, mut saa, mut stt, mut sat) = (0f64, 0f64, 0f64, 0f64, 0f64);
+    for ty in 0..t.height() {
+        for tx in 0..t.width() {
+            let a = area.get_pixel(x + tx, y + ty).0[0] as f64;
+            let b = t.get_pixel(tx, ty).0[0] as f64;
+            sa += a;
+            st += b;
+            saa += a * a;
+            stt += b * b;
+            sat += a * b;
+        }
+    }
+    let va = saa - sa * sa / n;
+    let vt = stt - st * st / n;
+    if va <= 1e-6 || vt <= 1e-6 {
+        return 0.0;
+    }
+    ((sat - sa * st / n) / (va * vt).sqrt()) as f32
+}
+
+/// Pearson's r of `t` at every placement in `area` (row-major, `(aw - tw + 1) × (ah - th + 1)`):
+/// the cross term from `imageproc`, the window sums from summed-area tables.
+fn zncc_map(area: &GrayImage, t: &GrayImage) -> (u32, u32, Vec<f32>) {
+    let (aw, ah, tw, th) = (area.width(), area.height(), t.width(), t.height());
+    let (mw, mh) = (aw - tw + 1, ah - th + 1);
+    let cross = match_template(area, t, MatchTemplateMethod::CrossCorrelation);
+    // Summed-area tables of the area and its squares, one row and column of zeros first.
+    let w1 = (aw + 1) as usize;
+    let mut s1 = vec![0f64; w1 * (ah as usize + 1)];
+    let mut s2 = s1.clone();
+    for y in 0..ah as usize {
+        for x in 0..aw as usize {
+            let v = area.get_pixel(x as u32, y as u32).0[0] as f64;
+            let i = (y + 1) * w1 + x + 1;
+            s1[i] = v + s1[i - 1] + s1[i - w1] - s1[i - w1 - 1];
+            s2[i] = v * v + s2[i - 1] + s2[i - w1] - s2[i - w1 - 1];
+        }
+    }
+    let n = (tw * th) as f64;
+    let (st, stt) = t.pixels().fold((0f64, 0f64), |(a, b), p| {
+        let v = p.0[0] as f64;
+        (a + v, b + v * v)
+    });
+    let vt = stt - st * st / n;
+    let (tw, th) = (tw as usize, th as usize);
+    let mut out = vec![0f32; (mw * mh) as usize];
+    for y in 0..mh as usize {
+        for x in 0..mw as usize {
+            let sum = |s: &[f64]| {
+                s[(y + th) * w1 + x + tw] - s[y * w1 + x + tw] - s[(y + th) * w1 + x]
+                    + s[y * w1 + x]
+            };
+            let (sa, saa) = (sum(&s1), sum(&s2));
+            let va = saa - sa * sa / n;
+            if va > 1e-6 && vt > 1e-6 {
+                let sat = cross.get_pixel(x as u32, y as u32).0[0] as f64;
+                out[y * mw as usize + x] = ((sat - sa * st / n) / (va * vt).sqrt()) as f32;
+            }
+        }
+    }
+    (mw, mh, out)
+}
+
+/// Every distinct place `template` matches in `region` of `img` over `scales`, best first,
+/// scored by Pearson's r (`zncc_at`): the best, then each next place that does not overlap a
+/// better one — so a look-alike elsewhere shows up as a second hit with its own score. At most
+/// `max` places, none below `floor`. Large templates are searched on half-size copies, each
+/// peak then scored at full size within ±2 px.
+pub fn template_places(
+    img: &RgbaImage,
+    template: &RgbaImage,
+    region: Rect,
+    scales: &[f32],
+    floor: f32,
+    max: usize,
+) -> Vec<TemplateHit> {
+    let Some(r) = region.clamp_to(&Rect::new(0, 0, img.width() as i32, img.height() as i32)) else {
+        return vec![];
+    };
+    let Some(area) = crop(img, r).map(|c| to_gray(&c)) else {
+        return vec![];
+    };
+    let tmpl = to_gray(template);
+    let mut hits: Vec<TemplateHit> = Vec::new();
+    for &s in scales {
+        let (tw, th) = (
+            (tmpl.width() as f32 * s).round() as u32,
+            (tmpl.height() as f32 * s).round() as u32,
+        );
+        if tw < 4 || th < 4 || tw > area.width() || th > area.height() {
+            continue;
+        }
+        let t = if s == 1.0 {
+            tmpl.clone()
+        } else {
+            imageops::resize(&tmpl, tw, th, imageops::FilterType::Triangle)
+        };
+        let coarse = tw >= 24 && th >= 16;
+        let k = if coarse { 2 } else { 1 };
+        let (a2, t2) = if coarse {
+            let half = |g: &GrayImage| {
+                imageops::resize(
+                    g,
+                    g.width() / 2,
+                    g.height() / 2,
+                    imageops::FilterType::Triangle,
+                )
+            };
+            (half(&area), half(&t))
+        } else {
+            (area.clone(), t.clone())
+        };
+        if t2.width() > a2.width() || t2.height() > a2.height() {
+            continue;
+        }
+        let (mw, mh, mut map) = zncc_map(&a2, &t2);
+        // Peaks, greedily: take the best, blank out a template-sized neighbourhood, repeat.
+        for _ in 0..max + 2 {
+            let Some((i, &v)) = map.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
+                break;
+            };
+            if v < floor - 0.15 {
+                break;
+            }
+            let (px, py) = ((i as u32 % mw), (i as u32 / mw));
+            let (rw, rh) = (t2.width() / 2 + 1, t2.height() / 2 + 1);
+            for y in py.saturating_sub(rh)..(py + rh + 1).min(mh) {
+                for x in px.saturating_sub(rw)..(px + rw + 1).min(mw) {
+                    map[(y * mw + x) as usize] = f32::MIN;
+                }
+            }
+            // Full-size score around the peak.
+            let (cx, cy) = (px * k, py * k);
+            let mut best = (cx, cy, f32::MIN);
+            let d = k + 1;
+            for y in cy.saturating_sub(d)..=(cy + d).min(area.height() - th) {
+                for x in cx.saturating_sub(d)..=(cx + d).min(area.width() - tw) {
+                    let z = zncc_at(&area, &t, x, y);
+                    if z > best.2 {
+                        best = (x, y, z);
+                    }
+                }
+            }
+            if best.2 >= floor {
+                hits.push(TemplateHit {
+                    rect: Rect::new(
+                        r.x + best.0 as i32,
+                        r.y + best.1 as i32,
+                        tw as i32,
+                        th as i32,
+                    ),
+                    score: best.2,
+                    scale: s,
+                });
+            }
+        }
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut out: Vec<TemplateHit> = Vec::new();
+    for h in hits {
+        if out.iter().all(|o| o.rect.iou(&h.rect) < 0.3) {
+            out.push(h);
+        }
+        if out.len() == max {
+            break;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +358,40 @@ mod tests {
     fn a_region_too_small_for_the_template_finds_nothing() {
         let tmpl = RgbaImage::from_pixel(80, 30, Rgba([0, 0, 0, 255]));
         assert!(find_template(&scene((0, 0)), &tmpl, Rect::new(0, 0, 40, 20), &[1.0]).is_none());
+    }
+
+    #[test]
+    fn places_rank_the_pattern_first_and_its_look_alike_second_and_ignore_flat_patches() {
+        let mut img = scene((30, 20));
+        // The same pattern again at (180, 120): a look-alike with its own, equal, score.
+        for y in 0..30 {
+            for x in 0..80 {
+                let p = *img.get_pixel(30 + x, 20 + y);
+                img.put_pixel(180 + x, 120 + y, p);
+            }
+        }
+        let tmpl = imageops::crop_imm(&img, 30, 20, 80, 30).to_image();
+        let hits = template_places(&img, &tmpl, Rect::new(0, 0, 300, 200), &SCALES, 0.5, 3);
+        assert_eq!(hits.len(), 2, "{hits:?}");
+        let at: Vec<(i32, i32)> = hits.iter().map(|h| (h.rect.x, h.rect.y)).collect();
+        assert!(at.contains(&(30, 20)) && at.contains(&(180, 120)), "{at:?}");
+        assert!(hits.iter().all(|h| h.score > 0.99));
+        // A flat template matches nothing (plain NCC would score a flat patch ~1).
+        let flat = RgbaImage::from_pixel(40, 20, Rgba([230, 230, 230, 255]));
+        assert!(
+            template_places(&img, &flat, Rect::new(0, 0, 300, 200), &SCALES, 0.5, 3).is_empty()
+        );
+    }
+
+    #[test]
+    fn the_map_and_the_single_placement_agree() {
+        let img = to_gray(&scene((40, 30)));
+        let t = imageops::crop_imm(&img, 35, 25, 30, 20).to_image();
+        let (mw, _, map) = zncc_map(&img, &t);
+        for (x, y) in [(35u32, 25u32), (0, 0), (100, 90), (37, 26)] {
+            let a = map[(y * mw + x) as usize];
+            let b = zncc_at(&img, &t, x, y);
+            assert!((a - b).abs() < 1e-3, "({x},{y}): {a} vs {b}");
+        }
     }
 }

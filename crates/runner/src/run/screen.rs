@@ -81,6 +81,7 @@ impl Runner<'_> {
     ) -> Result<(), Fail> {
         let deadline = self.clock.now_ms() + timeout;
         loop {
+            let t_poll = self.clock.now_ms();
             let mut failing = None;
             for c in checks {
                 if !self.check_once(lf, c, vars)? {
@@ -97,6 +98,8 @@ impl Runner<'_> {
             }
             self.handle_interrupts(lf, vars)?;
             self.clock.sleep_ms(self.opts.poll_ms * 4);
+            // Not true yet: this poll was spent waiting for the application.
+            self.app_wait_ms += self.clock.now_ms() - t_poll;
         }
     }
 

@@ -55,6 +55,7 @@ impl Runner<'_> {
             (me.on_progress)(&p);
         };
         progress(self, "start", &base, None, None);
+        self.app_wait_ms = 0;
         // Between steps: dismiss whatever interrupt window is up.
         self.handle_interrupts(lf, vars)?;
 
@@ -65,6 +66,7 @@ impl Runner<'_> {
             if let Some(v) = &step.verify {
                 // Did the step take effect before the crash? Let the screen settle, then look.
                 let _ = self.settle(lf, self.timeout(step));
+                self.app_wait_ms += self.clock.now_ms() - t0;
                 let already = self.check_once(lf, v, vars)?;
                 if already {
                     let d = StepDetail {
@@ -334,6 +336,7 @@ impl Runner<'_> {
         };
         let deadline = self.clock.now_ms() + timeout;
         loop {
+            let t_poll = self.clock.now_ms();
             let frame = self.capture.capture(&q);
             let r = match frame {
                 Ok(f) => match self.finder.find(&f, &target, &recorded) {
@@ -356,6 +359,8 @@ impl Runner<'_> {
             }
             self.handle_interrupts(lf, vars)?;
             self.clock.sleep_ms(self.opts.poll_ms * 4);
+            // Not there yet: this poll was spent waiting for the application.
+            self.app_wait_ms += self.clock.now_ms() - t_poll;
         }
     }
 
@@ -645,6 +650,7 @@ impl Runner<'_> {
         let t2 = self.clock.now_ms();
         let settled = self.settle(lf, timeout);
         d.settle_ms = self.clock.now_ms() - t2;
+        self.app_wait_ms += d.settle_ms;
         let code = settled.as_ref().err().map(|e| e.code);
         if let Some(a) = at {
             self.audit(
