@@ -6,8 +6,9 @@
 //!
 //! Each test starts a fresh practice app per round, runs the flow once unkilled to learn the
 //! clean ledger and a run's length, then kills inside that span until its quota of kills
-//! landed mid-run. The suite runs 2 seeds × 4 flows × 4 kills; `scripts/soak.sh N` runs N kills
-//! per test (8 tests). Each test has its own X server, so they run in parallel.
+//! landed mid-run. The suite runs 2 seeds × 4 flows × 4 kills, and 2 kills on each of five
+//! real apps' flows; `scripts/soak.sh N M` runs N kills per sample-flow test (8 tests) and M per
+//! real app. Each test has its own X server, so they run in parallel.
 
 use mend_testkit::{real, repo_root, wait_for, App, Desktop};
 use serde_json::Value;
@@ -264,10 +265,10 @@ fn crash_and_resume_work_list_2() {
 /// from outside the app (the file saved, the calculator's display) must be exactly the clean
 /// run's, never a key pressed twice or a value typed twice.
 fn crash_real(app: &str, look: &str, task: &str, seed: u64) {
-    let rounds: usize = std::env::var("MEND_CRASH_ROUNDS")
+    let rounds: usize = std::env::var("MEND_CRASH_REAL_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+        .unwrap_or(2);
     let _d = Desktop::start().expect("desktop");
     let spec = real::load_app(app).expect("corpus app");
     let mend = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mend"));

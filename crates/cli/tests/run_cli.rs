@@ -842,3 +842,98 @@ fn an_attended_run_asks_the_terminal_and_goes_on() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(ops(&app.ledger()), vec!["login"]);
 }
+
+/// Issue 14, targets known only by their pixels: the 登录 button's crop, cut from a capture of
+/// the app at its true box, is the whole target (no text, no near) and `mend run` logs in. The
+/// user-name and password fields are two empty boxes alike: a target that is a crop of one of
+/// them is refused as `LOCATOR_AMBIGUOUS`, and nothing is typed or pressed.
+#[test]
+fn a_button_known_only_by_its_pixels_is_clicked_and_look_alike_fields_are_refused() {
+    use mend_capture::{Capture, WindowQuery, XcapCapture};
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let write_flow = |name: &str, steps: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(
+            &p,
+            format!(
+                "version = 1\nname = \"by pixels\"\n[window]\ntitle = \"客户管理系统|Customer Desk\"\n{steps}"
+            ),
+        )
+        .unwrap();
+        p.display().to_string()
+    };
+    let crop_of = |app: &App, role: &str, label: &str, file: &str| {
+        let g = app.geometry().expect("geometry");
+        let c = g
+            .controls
+            .iter()
+            .find(|c| c.role == role && c.label.contains(label))
+            .unwrap_or_else(|| panic!("no {role} {label} in {:?}", g.controls));
+        let frame = XcapCapture
+            .capture(&WindowQuery::title("客户管理系统|Customer Desk").unwrap())
+            .expect("capture");
+        let r = frame.info.from_screen(&c.rect());
+        mend_vision::crop(&frame.image, r)
+            .expect("crop")
+            .save(dir.path().join(file))
+            .unwrap();
+    };
+
+    let app = App::start("zh", &[], "login").expect("practice app");
+    crop_of(&app, "button", "登录", "login.png");
+    let f = write_flow(
+        "login.toml",
+        r#"
+[[step]]
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "admin"
+[[step]]
+action = "type"
+target = { text = "密码", role = "field" }
+text = "${secret:DESK_PASSWORD}"
+[[step]]
+id = "login"
+action = "click"
+target = { crop = "login.png", role = "button" }
+risk = "write"
+verify = { exists = { text = "查询", role = "button" } }
+"#,
+    );
+    let db = tempfile::tempdir().unwrap();
+    let out = mend(db.path(), &["run", &f, "--json"]);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary["steps"][2]["strategy"], "exact", "{summary}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(ops(&app.ledger()), vec!["login"]);
+    drop(app);
+
+    let app = App::start("zh", &[], "login").expect("practice app");
+    crop_of(&app, "field", "用户名", "field.png");
+    let f = write_flow(
+        "field.toml",
+        r#"
+[[step]]
+action = "type"
+target = { crop = "field.png", role = "field" }
+text = "admin"
+[[step]]
+action = "click"
+target = { text = "登录", role = "button" }
+"#,
+    );
+    let db = tempfile::tempdir().unwrap();
+    let out = mend(db.path(), &["run", &f, "--json"]);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["code"], "LOCATOR_AMBIGUOUS", "{summary}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(app.ledger().is_empty(), "{:?}", app.ledger());
+}

@@ -425,6 +425,21 @@ verify = { exists = { text = "查询", role = "button" } }
     }
 
     #[test]
+    fn a_target_is_a_text_a_near_label_or_a_recorded_crop() {
+        let step = |t: &str| {
+            format!("version = 1\nname = \"t\"\n[window]\ntitle = \"T\"\n[[step]]\naction = \"click\"\ntarget = {t}\n")
+        };
+        assert!(parse_flow("f", &step(r#"{ crop = "f.crops/icon.png" }"#), &[]).is_ok());
+        let e = parse_flow("f", &step(r#"{ role = "button" }"#), &[]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FlowInvalid);
+        assert!(
+            e.message.contains("`text`, `near` or a recorded `crop`"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn references_are_found() {
         assert_eq!(references("a ${x} b ${secret:PW}"), vec!["x", "secret:PW"]);
         assert_eq!(references("${open"), vec!["open"]);

@@ -6,6 +6,7 @@
 use image::{imageops, DynamicImage, GrayImage, RgbaImage};
 use imageproc::template_matching::{find_extremes, match_template, MatchTemplateMethod};
 use mend_model::Rect;
+use rustfft::{num_complex::Complex, FftPlanner};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TemplateHit {
@@ -155,7 +156,9 @@ pub fn find_template(
 
 /// Zero-mean normalised cross-correlation (Pearson's r) of `t` placed at (x, y) in `area`:
 /// 1 for the same pattern at any brightness and contrast, about 0 for a flat patch (where plain
-/// NCC says ~1), so a match must share the template's shape, not just its shade.
+/// NCC says ~1), so a match must share the template's shape, not just its shade. The map
+/// below scores every placement at once; this single placement is its check.
+#[cfg(test)]
 fn zncc_at(area: &GrayImage, t: &GrayImage, x: u32, y: u32) -> f32 {
     let n = (t.width() * t.height()) as f64;
     let (mut sa, mut st, mut saa, mut stt, mut sat) = (0f64, 0f64, 0f64, 0f64, 0f64);
@@ -178,12 +181,81 @@ fn zncc_at(area: &GrayImage, t: &GrayImage, x: u32, y: u32) -> f32 {
     ((sat - sa * st / n) / (va * vt).sqrt()) as f32
 }
 
+/// A size ≥ `n` whose only prime factors are 2, 3 and 5 (fast FFT lengths).
+fn smooth(n: usize) -> usize {
+    (n..)
+        .find(|&m| {
+            let mut m = m;
+            for p in [2, 3, 5] {
+                while m % p == 0 {
+                    m /= p;
+                }
+            }
+            m == 1
+        })
+        .unwrap_or(n)
+}
+
+/// A grey image's 2-D spectrum on a `w × h` grid (zero-padded), rows then columns; the layout
+/// is column-major after the second pass, the same for every spectrum of that size.
+struct Spectrum {
+    w: usize,
+    h: usize,
+    data: Vec<Complex<f64>>,
+}
+
+fn fft2(planner: &mut FftPlanner<f64>, img: &GrayImage, w: usize, h: usize) -> Spectrum {
+    let mut rows = vec![Complex::new(0.0, 0.0); w * h];
+    for (x, y, p) in img.enumerate_pixels() {
+        rows[y as usize * w + x as usize] = Complex::new(p.0[0] as f64, 0.0);
+    }
+    planner.plan_fft_forward(w).process(&mut rows);
+    let mut cols = vec![Complex::new(0.0, 0.0); w * h];
+    for y in 0..h {
+        for x in 0..w {
+            cols[x * h + y] = rows[y * w + x];
+        }
+    }
+    planner.plan_fft_forward(h).process(&mut cols);
+    Spectrum { w, h, data: cols }
+}
+
+/// Σ area·t at every placement (x, y) with the template inside the area, from the two
+/// spectra: the inverse transform of A·conj(T). Circular, but a valid placement never wraps.
+fn cross(planner: &mut FftPlanner<f64>, a: &Spectrum, t: &Spectrum) -> Vec<f64> {
+    let (w, h) = (a.w, a.h);
+    let mut cols: Vec<Complex<f64>> = a
+        .data
+        .iter()
+        .zip(&t.data)
+        .map(|(p, q)| p * q.conj())
+        .collect();
+    planner.plan_fft_inverse(h).process(&mut cols);
+    let mut rows = vec![Complex::new(0.0, 0.0); w * h];
+    for x in 0..w {
+        for y in 0..h {
+            rows[y * w + x] = cols[x * h + y];
+        }
+    }
+    planner.plan_fft_inverse(w).process(&mut rows);
+    let n = (w * h) as f64;
+    rows.iter().map(|c| c.re / n).collect()
+}
+
 /// Pearson's r of `t` at every placement in `area` (row-major, `(aw - tw + 1) × (ah - th + 1)`):
-/// the cross term from `imageproc`, the window sums from summed-area tables.
-fn zncc_map(area: &GrayImage, t: &GrayImage) -> (u32, u32, Vec<f32>) {
+/// the cross term by FFT (`area_spec` is `area`'s spectrum), the window sums from summed-area
+/// tables. The cost does not grow with the template's size.
+fn zncc_map(
+    planner: &mut FftPlanner<f64>,
+    area: &GrayImage,
+    area_spec: &Spectrum,
+    t: &GrayImage,
+) -> (u32, u32, Vec<f32>) {
     let (aw, ah, tw, th) = (area.width(), area.height(), t.width(), t.height());
     let (mw, mh) = (aw - tw + 1, ah - th + 1);
-    let cross = match_template(area, t, MatchTemplateMethod::CrossCorrelation);
+    let t_spec = fft2(planner, t, area_spec.w, area_spec.h);
+    let cross = cross(planner, area_spec, &t_spec);
+    let cw = area_spec.w;
     // Summed-area tables of the area and its squares, one row and column of zeros first.
     let w1 = (aw + 1) as usize;
     let mut s1 = vec![0f64; w1 * (ah as usize + 1)];
@@ -212,8 +284,9 @@ fn zncc_map(area: &GrayImage, t: &GrayImage) -> (u32, u32, Vec<f32>) {
             };
             let (sa, saa) = (sum(&s1), sum(&s2));
             let va = saa - sa * sa / n;
-            if va > 1e-6 && vt > 1e-6 {
-                let sat = cross.get_pixel(x as u32, y as u32).0[0] as f64;
+            // Flat (or nearly flat) patches and templates say nothing about shape.
+            if va > n && vt > n {
+                let sat = cross[y * cw + x];
                 out[y * mw as usize + x] = ((sat - sa * st / n) / (va * vt).sqrt()) as f32;
             }
         }
@@ -222,10 +295,10 @@ fn zncc_map(area: &GrayImage, t: &GrayImage) -> (u32, u32, Vec<f32>) {
 }
 
 /// Every distinct place `template` matches in `region` of `img` over `scales`, best first,
-/// scored by Pearson's r (`zncc_at`): the best, then each next place that does not overlap a
+/// scored by Pearson's r (zero-mean NCC): the best, then each next place that does not overlap a
 /// better one — so a look-alike elsewhere shows up as a second hit with its own score. At most
-/// `max` places, none below `floor`. Large templates are searched on half-size copies, each
-/// peak then scored at full size within ±2 px.
+/// `max` places, none below `floor`. Every placement is scored exactly, at full size (the
+/// cross term by FFT, so a wide menu item costs what a key costs).
 pub fn template_places(
     img: &RgbaImage,
     template: &RgbaImage,
@@ -241,6 +314,12 @@ pub fn template_places(
         return vec![];
     };
     let tmpl = to_gray(template);
+    let mut planner = FftPlanner::new();
+    let (w, h) = (
+        smooth(area.width() as usize),
+        smooth(area.height() as usize),
+    );
+    let area_spec = fft2(&mut planner, &area, w, h);
     let mut hits: Vec<TemplateHit> = Vec::new();
     for &s in scales {
         let (tw, th) = (
@@ -255,64 +334,27 @@ pub fn template_places(
         } else {
             imageops::resize(&tmpl, tw, th, imageops::FilterType::Triangle)
         };
-        let coarse = tw >= 24 && th >= 16;
-        let k = if coarse { 2 } else { 1 };
-        let (a2, t2) = if coarse {
-            let half = |g: &GrayImage| {
-                imageops::resize(
-                    g,
-                    g.width() / 2,
-                    g.height() / 2,
-                    imageops::FilterType::Triangle,
-                )
-            };
-            (half(&area), half(&t))
-        } else {
-            (area.clone(), t.clone())
-        };
-        if t2.width() > a2.width() || t2.height() > a2.height() {
-            continue;
-        }
-        let (mw, mh, mut map) = zncc_map(&a2, &t2);
+        let (mw, mh, mut map) = zncc_map(&mut planner, &area, &area_spec, &t);
         // Peaks, greedily: take the best, blank out a template-sized neighbourhood, repeat.
         for _ in 0..max + 2 {
             let Some((i, &v)) = map.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
                 break;
             };
-            if v < floor - 0.15 {
+            if v < floor {
                 break;
             }
-            let (px, py) = ((i as u32 % mw), (i as u32 / mw));
-            let (rw, rh) = (t2.width() / 2 + 1, t2.height() / 2 + 1);
+            let (px, py) = (i as u32 % mw, i as u32 / mw);
+            let (rw, rh) = (tw / 2 + 1, th / 2 + 1);
             for y in py.saturating_sub(rh)..(py + rh + 1).min(mh) {
                 for x in px.saturating_sub(rw)..(px + rw + 1).min(mw) {
                     map[(y * mw + x) as usize] = f32::MIN;
                 }
             }
-            // Full-size score around the peak.
-            let (cx, cy) = (px * k, py * k);
-            let mut best = (cx, cy, f32::MIN);
-            let d = k + 1;
-            for y in cy.saturating_sub(d)..=(cy + d).min(area.height() - th) {
-                for x in cx.saturating_sub(d)..=(cx + d).min(area.width() - tw) {
-                    let z = zncc_at(&area, &t, x, y);
-                    if z > best.2 {
-                        best = (x, y, z);
-                    }
-                }
-            }
-            if best.2 >= floor {
-                hits.push(TemplateHit {
-                    rect: Rect::new(
-                        r.x + best.0 as i32,
-                        r.y + best.1 as i32,
-                        tw as i32,
-                        th as i32,
-                    ),
-                    score: best.2,
-                    scale: s,
-                });
-            }
+            hits.push(TemplateHit {
+                rect: Rect::new(r.x + px as i32, r.y + py as i32, tw as i32, th as i32),
+                score: v,
+                scale: s,
+            });
         }
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -387,7 +429,14 @@ mod tests {
     fn the_map_and_the_single_placement_agree() {
         let img = to_gray(&scene((40, 30)));
         let t = imageops::crop_imm(&img, 35, 25, 30, 20).to_image();
-        let (mw, _, map) = zncc_map(&img, &t);
+        let mut planner = FftPlanner::new();
+        let spec = fft2(
+            &mut planner,
+            &img,
+            smooth(img.width() as usize),
+            smooth(img.height() as usize),
+        );
+        let (mw, _, map) = zncc_map(&mut planner, &img, &spec, &t);
         for (x, y) in [(35u32, 25u32), (0, 0), (100, 90), (37, 26)] {
             let a = map[(y * mw + x) as usize];
             let b = zncc_at(&img, &t, x, y);
