@@ -85,9 +85,9 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
 
   function validate(flow: Flow): { error: BackendError | null; step: number | null } {
     for (const [i, s] of flow.step.entries()) {
-      if (needsTarget(s.action) && !(s.target?.text || s.target?.near)) {
+      if (needsTarget(s.action) && !(s.target?.text || s.target?.near || s.target?.crop)) {
         return {
-          error: { code: "FLOW_INVALID", message: `${"flow"}:${i + 1}:1: step ${i + 1}: ${s.action} needs a target with text or near` },
+          error: { code: "FLOW_INVALID", message: `${"flow"}:${i + 1}:1: step ${i + 1}: ${s.action} needs a target with text, near or crop` },
           step: i,
         };
       }
