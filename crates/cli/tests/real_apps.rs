@@ -114,6 +114,28 @@ fn dialog_form_no_wrong_answer() {
     completed_or_refused(&case("dialog", "default", "form"));
 }
 
+/// Win32 under Wine at 120 DPI: WordPad's Save as… through its menu and the file dialog, then
+/// Yes in its plain-text question — a default button with a dotted focus ring inside its
+/// frame, whose caption read as nothing with the ring in view (LOCATOR_NOT_FOUND before the
+/// caption was read inside the ring). Completes; the new file is judged.
+#[test]
+fn wordpad_dpi120_save_as_completes() {
+    let o = case("wordpad", "dpi120", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// Win32 under Wine: WineMine's Custom Game dialog (captions above their fields), then Game →
+/// Exit on the larger board, where the dark window's menu bar read "me" for Game and the
+/// second look cut the G off (LOCATOR_NOT_FOUND before a line read in part was read again
+/// over all its ink). Completes; judged by the registry WineMine writes on exit.
+#[test]
+fn winemine_custom_board_completes() {
+    let o = case("winemine", "default", "custom");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// GTK 3 at 1.5× text: Save As through the GTK file chooser.
 #[test]
 fn mousepad_dpi150_save_as_no_wrong_file() {

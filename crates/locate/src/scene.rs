@@ -444,7 +444,11 @@ impl<'a> Scene<'a> {
             // Read every framed control on its own, upscaled: mixed captions such as 登录(L)
             // come back garbled from the whole-window pass. The crop's reading wins.
             let opts = line_ocr(b.rect.h);
-            let mut own = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), opts)?;
+            // Inside a dotted focus ring when one is drawn: with the ring in view the caption
+            // reads as nothing (a default button's "Yes").
+            let area = mend_vision::inside_focus_ring(&self.frame.image, b.rect)
+                .unwrap_or(b.rect.inflate(-2));
+            let mut own = ocr.read_lines(&self.frame.image, area, opts)?;
             // A doubtful word: read again one step smaller and keep the surer reading. OK (O)
             // on a dark-theme dialog came back "OK (QO)" (50 %) at 3× and "OK(O)" (72 %) at 2×.
             if weakest(&own) < DOUBTFUL {
@@ -452,7 +456,7 @@ impl<'a> Scene<'a> {
                     scale: if opts.scale > 1 { opts.scale - 1 } else { 2 },
                     ..opts
                 };
-                let again = ocr.read_lines(&self.frame.image, b.rect.inflate(-2), smaller)?;
+                let again = ocr.read_lines(&self.frame.image, area, smaller)?;
                 if weakest(&again) > weakest(&own) {
                     own = again;
                 }
@@ -700,12 +704,19 @@ impl<'a> Scene<'a> {
                 out.push(l);
                 continue;
             }
-            let h = l.line.h.max(8);
+            // A line read in part is read again over all its ink: a strip sized from the part
+            // alone cuts the rest off (a menu bar's "Game" read as "me", its capital unread:
+            // the strip from its x-height began past the G).
+            let line = match self.unread_ink(l.line, None) {
+                Some(extra) => l.line.union(&extra),
+                None => l.line,
+            };
+            let h = line.h.max(8);
             let strip = Rect::new(
-                l.line.x - h,
-                l.line.y - h / 3,
-                l.line.w + 2 * h,
-                l.line.h + 2 * (h / 3),
+                line.x - h,
+                line.y - h / 3,
+                line.w + 2 * h,
+                line.h + 2 * (h / 3),
             );
             let again = ocr.read_lines(&self.frame.image, strip, line_ocr(strip.h * 2))?;
             if again.is_empty() {

@@ -1,10 +1,10 @@
 //! The real-app image suite: screenshots of third-party legacy apps (Athena: xcalc, xmessage,
-//! xfontsel; Motif: nedit; Win32 under Wine: notepad, winecfg; GTK 3: mousepad) in their
-//! default look and with tweaks imposed from outside (X resources: fonts, colours, geometry),
-//! each with a hand-labelled truth file (`<look>.truth.json`, checked on
-//! `<look>.overlay.png`). Every target is located by its label and role alone, as a new user's
-//! flow names it; scored by IoU ≥ 0.5 against the truth. A box on anything else is a wrong box,
-//! never acceptable; the `refuse` cases must end in the coded refusal they name. No X server
+//! xfontsel; Motif: nedit; Win32 under Wine: notepad, winecfg, winemine, wordpad; GTK 3:
+//! mousepad; Java Swing: jEdit) in their default look and with tweaks imposed from outside (X
+//! resources: fonts, colours, geometry; Wine: DPI, system colours), each with a hand-labelled
+//! truth file (`<look>.truth.json`, checked on `<look>.overlay.png`). Every target is located
+//! by its label and role alone, as a new user's flow names it; scored by IoU ≥ 0.5 against the
+//! truth. A box on anything else is a wrong box, never acceptable; the `refuse` cases must end in the coded refusal they name. No X server
 //! needed: `fixtures/real-apps/screens/capture.sh` re-makes the Athena screenshots; the Wine,
 //! Motif and GTK ones are frames Mend saved during `bash scripts/real-apps.sh` (with their
 //! sidecar, popups included), labelled by hand (`<look>.about` in the truth file says what).
@@ -386,6 +386,25 @@ fn menu_items_beside_icons_and_under_mnemonics_are_found() {
         find(&mut loc, &s.frame, "Replace", Role::Menu).err(),
         Some(ErrorCode::LocatorNotFound)
     );
+}
+
+/// A dark window (WineMine's black board) under a light menu bar: the whole-window read made
+/// "me" of Game, its capital unread, and the second look's strip, sized from that part alone,
+/// began past the G. A line read in part is read again over all its ink: Game and Help found.
+#[test]
+fn a_menu_word_read_in_part_is_read_again_whole() {
+    every_target_is_hit(&mut locator(), &load("winemine", "default_board"), None);
+}
+
+/// A default button's dotted focus ring (Win32's DrawFocusRect, 3 px inside the frame): read
+/// with the ring in view, "Yes" came back as nothing (the window pass's "Ge]" or "Ye" stayed);
+/// read inside the ring, it is found — at 120 DPI and on dark system colours.
+#[test]
+fn a_caption_inside_a_dotted_focus_ring_is_read() {
+    let mut loc = locator();
+    for look in ["dpi120_question", "colors_question"] {
+        every_target_is_hit(&mut loc, &load("wordpad", look), Some("button"));
+    }
 }
 
 /// Every truth target of `s` (of role `only`, when given) is found at its own box, by its

@@ -154,6 +154,61 @@ fn without_drop_button(img: &RgbaImage, inner: Rect, bg: i32) -> Rect {
     inner
 }
 
+/// The inside of a dotted focus ring drawn in box `r` (Win32's `DrawFocusRect` on the focused
+/// or default button: every other pixel of a rectangle a few pixels in from the frame), or
+/// `None` when there is none. OCR reads nothing of a caption with the ring around it in view
+/// (a default button's "Yes" at 120 DPI); read inside it, the caption is plain.
+pub fn inside_focus_ring(img: &RgbaImage, r: Rect) -> Option<Rect> {
+    let inner =
+        r.inflate(-1)
+            .clamp_to(&Rect::new(0, 0, img.width() as i32, img.height() as i32))?;
+    if inner.w < 12 || inner.h < 10 {
+        return None;
+    }
+    let bg = background(img, inner);
+    // A dotted line: inked pixels with no two side by side, at least four in ten over its
+    // extent, and running over most of the box. Text never is: its strokes touch.
+    let dotted = |pixels: &mut dyn Iterator<Item = bool>, len: i32| {
+        let inked: Vec<i32> = pixels
+            .enumerate()
+            .filter(|(_, i)| *i)
+            .map(|(k, _)| k as i32)
+            .collect();
+        let (Some(&first), Some(&last)) = (inked.first(), inked.last()) else {
+            return false;
+        };
+        let extent = last - first + 1;
+        inked.len() >= 5
+            && extent * 10 >= len * 6
+            && inked.len() as i32 * 10 >= extent * 4
+            && inked.windows(2).all(|p| p[1] - p[0] >= 2)
+    };
+    let row = |y: i32| {
+        dotted(
+            &mut (inner.x..inner.right()).map(|x| is_ink(luma(img, x, y), bg)),
+            inner.w,
+        )
+    };
+    let col = |x: i32| {
+        dotted(
+            &mut (inner.y..inner.bottom()).map(|y| is_ink(luma(img, x, y), bg)),
+            inner.h,
+        )
+    };
+    // The ring's sides: the outermost dotted lines, each within a quarter of its edge.
+    let near = |n: i32| (n / 4).max(2);
+    let top = (inner.y..inner.y + near(inner.h)).find(|&y| row(y))?;
+    let bottom = (inner.bottom() - near(inner.h)..inner.bottom())
+        .rev()
+        .find(|&y| row(y))?;
+    let left = (inner.x..inner.x + near(inner.w)).find(|&x| col(x))?;
+    let right = (inner.right() - near(inner.w)..inner.right())
+        .rev()
+        .find(|&x| col(x))?;
+    let inside = Rect::new(left + 1, top + 1, right - left - 1, bottom - top - 1);
+    (inside.w >= 4 && inside.h >= 4).then_some(inside)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +330,58 @@ mod tests {
             }
         }
         assert!(!field_is_blank(&f, r));
+    }
+
+    /// A 60×28 button: a 1 px frame, a dotted ring 3 px in, a caption in the middle.
+    fn button(ring: bool) -> RgbaImage {
+        let mut img = RgbaImage::from_fn(60, 28, |x, y| {
+            if x == 0 || y == 0 || x == 59 || y == 27 {
+                image::Rgba([100, 100, 100, 255])
+            } else {
+                image::Rgba([240, 240, 240, 255])
+            }
+        });
+        if ring {
+            // A checkerboard pattern along the ring, as DrawFocusRect draws it.
+            let on_ring = |x: u32, y: u32| {
+                (x == 4 || x == 55) && (4..24).contains(&y)
+                    || (y == 4 || y == 23) && (4..56).contains(&x)
+            };
+            for y in 0..28 {
+                for x in 0..60 {
+                    if on_ring(x, y) && (x + y) % 2 == 0 {
+                        img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+                    }
+                }
+            }
+        }
+        // "Yes": three glyphs of solid strokes.
+        for (x0, w) in [(20, 6), (28, 5), (35, 5)] {
+            for x in x0..x0 + w {
+                for y in 10..18 {
+                    if x == x0 || y == 10 || y == 17 || x == x0 + w - 1 {
+                        img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+                    }
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn a_dotted_focus_ring_is_found_and_a_caption_is_no_ring() {
+        let r = Rect::new(0, 0, 60, 28);
+        assert_eq!(
+            inside_focus_ring(&button(true), r),
+            Some(Rect::new(5, 5, 50, 18))
+        );
+        assert_eq!(inside_focus_ring(&button(false), r), None);
+        // A solid frame line is no dotted ring either.
+        let mut solid = button(false);
+        for x in 4..56 {
+            solid.put_pixel(x, 4, image::Rgba([0, 0, 0, 255]));
+            solid.put_pixel(x, 23, image::Rgba([0, 0, 0, 255]));
+        }
+        assert_eq!(inside_focus_ring(&solid, r), None);
     }
 }
