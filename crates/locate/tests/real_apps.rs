@@ -1,11 +1,11 @@
 //! The real-app image suite: screenshots of third-party legacy apps (Athena: xcalc, xmessage,
-//! xfontsel; Motif: nedit; Win32 under Wine: notepad, winecfg; GTK 3: mousepad) in their
-//! default look and with tweaks imposed from outside (X resources: fonts, colours, geometry),
+//! xfontsel; Motif: nedit; Win32 under Wine: notepad, winecfg; GTK 3: mousepad; a terminal
+//! form: dialog in an xterm) in their default look and with tweaks imposed from outside (X resources: fonts, colours, geometry),
 //! each with a hand-labelled truth file (`<look>.truth.json`, checked on
 //! `<look>.overlay.png`). Every target is located by its label and role alone, as a new user's
 //! flow names it; scored by IoU ≥ 0.5 against the truth. A box on anything else is a wrong box,
 //! never acceptable; the `refuse` cases must end in the coded refusal they name. No X server
-//! needed: `fixtures/real-apps/screens/capture.sh` re-makes the Athena screenshots; the Wine,
+//! needed: `fixtures/real-apps/screens/capture.sh` re-makes the Athena and terminal screenshots; the Wine,
 //! Motif and GTK ones are frames Mend saved during `bash scripts/real-apps.sh` (with their
 //! sidecar, popups included), labelled by hand (`<look>.about` in the truth file says what).
 
@@ -386,6 +386,37 @@ fn menu_items_beside_icons_and_under_mnemonics_are_found() {
         find(&mut loc, &s.frame, "Replace", Role::Menu).err(),
         Some(ErrorCode::LocatorNotFound)
     );
+}
+
+/// A terminal form (dialog(1) in an xterm): a light panel on a blue screen, so the window's
+/// mean is dark; polarity judged for the whole window inverted the panel too and its labels
+/// were misread. One-row fields are bars in cell colours with no frame, one right on top of the
+/// other (taken together as one box, both labels answered its middle: a wrong field), and the
+/// buttons are captions in angle brackets, "< OK >" and "<Cancel>". Each field is found at its
+/// own bar, each button at its brackets, and plain labels are never buttons.
+#[test]
+fn a_terminal_form_is_read_on_its_light_panel() {
+    let mut loc = locator();
+    every_target_is_hit(&mut loc, &load("dialog", "default_form"), None);
+    for look in ["default_form", "rv_form", "fs14_form"] {
+        let s = load("dialog", look);
+        // On the tweaked looks a target is its own box or a refusal, never another control.
+        for t in s.truth["targets"].as_array().unwrap() {
+            let label = t["label"].as_str().unwrap();
+            let r = find(&mut loc, &s.frame, label, role(t["role"].as_str().unwrap()));
+            assert!(
+                !matches!(judge(&r, &[rect(&t["box"])]), Verdict::Wrong(_)),
+                "{look} '{label}': {r:?}"
+            );
+        }
+        for label in ["Enter the customer", "Name", "Phone"] {
+            assert_eq!(
+                find(&mut loc, &s.frame, label, Role::Button).err(),
+                Some(ErrorCode::LocatorNotFound),
+                "{look} '{label}' as a button"
+            );
+        }
+    }
 }
 
 /// Every truth target of `s` (of role `only`, when given) is found at its own box, by its
