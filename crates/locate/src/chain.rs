@@ -6,7 +6,9 @@ use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::OcrEngine;
-use mend_vision::{centred_ink, crop, find_template, pixel_diff, template_places, SCALES};
+use mend_vision::{
+    centred_ink, crop, filled_bar, find_template, pixel_diff, template_places, SCALES,
+};
 
 /// What was recorded with a target besides its description: the template crop.
 #[derive(Debug, Clone, Default)]
@@ -476,13 +478,16 @@ fn resolve(
     match role {
         // A field's label is bare text beside it. Text inside a frame is a caption or a
         // field's content — a table's header cell 电话 is not the label of the cell next to it.
-        Role::Field if l.control.is_some() => None,
-        Role::Field => field_beside(scene, l.line).map(|rect| Candidate {
-            rect,
-            text: l.text.clone(),
-            role: Role::Field,
-            score,
-        }),
+        // A frame around both the label and its field is a panel holding them, not the
+        // label's own cell.
+        Role::Field => field_beside(scene, l.line)
+            .filter(|f| l.control.as_ref().is_none_or(|c| c.rect.contains_rect(f)))
+            .map(|rect| Candidate {
+                rect,
+                text: l.text.clone(),
+                role: Role::Field,
+                score,
+            }),
         _ => {
             let mut shown = l.text.clone();
             if let Some(extra) = scene.unread_ink(l.line, l.control.as_ref().map(|c| c.rect)) {
@@ -582,7 +587,18 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
         .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= 300)
         .min_by_key(|b| b.rect.x - label.right())
         .map(|b| b.rect);
-    right.or_else(|| {
+    // No frame there: a bar filled with a colour of its own (a terminal form's one-row field,
+    // drawn in cell colours). One that overlaps a framed box is that box's face (a button's),
+    // never a field of its own, unless the box is a panel around it (twice its size or more).
+    let bar = || {
+        filled_bar(img, label, 300).filter(|bar| {
+            !boxes.iter().any(|b| {
+                let panel = b.rect.contains_rect(bar) && b.rect.area() >= 2 * bar.area();
+                b.rect.intersect(bar).is_some_and(|i| i.area() > 0) && !panel
+            })
+        })
+    };
+    right.or_else(bar).or_else(|| {
         boxes
             .iter()
             .filter(|b| b.role == Role::Field)

@@ -205,6 +205,128 @@ fn without_icons(lines: Vec<Line>) -> Vec<Line> {
     out
 }
 
+/// The bracket that closes `open` in a terminal UI's text button.
+fn closing(open: char) -> Option<char> {
+    match open {
+        '<' | '‹' | '«' => Some('>'),
+        '[' => Some(']'),
+        _ => None,
+    }
+}
+
+fn is_closing(c: char) -> bool {
+    matches!(c, '>' | '›' | '»' | ']')
+}
+
+/// Text buttons drawn with characters, as terminal UIs draw them: a caption between brackets,
+/// "< OK >", "<Cancel>", "[ Save ]", "[< Yes >]", standing apart — the open bracket begins a
+/// line and the close bracket ends one on the same row (OCR splits lines at gaps wider than a
+/// word space), with nothing but the caption between. Such a group becomes one line, its text
+/// the caption, and the bracket span its control box (a button). Brackets inside a sentence
+/// ("Press <Enter> to go"), parentheses and a caption with a bracket of its own are no button.
+fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>) {
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| (lines[i].rect.center().y, lines[i].rect.x));
+    let same_row = |a: &Rect, b: &Rect| {
+        let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
+        2 * overlap >= a.h.min(b.h)
+    };
+    let mut used = vec![false; lines.len()];
+    let mut out = Vec::new();
+    let mut spans = Vec::new();
+    for &i in &order {
+        if used[i] {
+            continue;
+        }
+        let Some(want) = lines[i].text.trim().chars().next().and_then(closing) else {
+            continue;
+        };
+        // The lines right of it on its row, nearest first, each within three text heights.
+        let mut row: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&j| j != i && !used[j] && same_row(&lines[i].rect, &lines[j].rect))
+            .filter(|&j| lines[j].rect.x >= lines[i].rect.right() - 1)
+            .collect();
+        row.sort_by_key(|&j| lines[j].rect.x);
+        let mut group = vec![i];
+        let mut found =
+            lines[i].text.trim().chars().count() > 1 && lines[i].text.trim().ends_with(want);
+        for j in row {
+            if found {
+                break;
+            }
+            let last = &lines[*group.last().unwrap_or(&i)].rect;
+            if lines[j].rect.x - last.right() > 3 * last.h.max(lines[j].rect.h) {
+                break;
+            }
+            group.push(j);
+            found = lines[j].text.trim().ends_with(want);
+        }
+        if !found {
+            continue;
+        }
+        let text: String = group
+            .iter()
+            .map(|&g| lines[g].text.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let inner = text
+            .trim_start_matches(|c: char| closing(c).is_some() || c.is_whitespace())
+            .trim_end_matches(|c: char| is_closing(c) || c.is_whitespace())
+            .to_string();
+        let bracket = |c: char| closing(c).is_some() || is_closing(c) || "()".contains(c);
+        if !inner.chars().any(|c| c.is_alphanumeric()) || inner.chars().any(bracket) {
+            continue;
+        }
+        let words: Vec<Word> = group
+            .iter()
+            .flat_map(|&g| lines[g].words.iter().cloned())
+            .collect();
+        let span = group
+            .iter()
+            .map(|&g| lines[g].rect)
+            .reduce(|a, b| a.union(&b))
+            .unwrap_or(lines[i].rect);
+        // The caption's own box: its words less the brackets standing alone.
+        let caption = words
+            .iter()
+            .filter(|w| w.text.chars().any(|c| !bracket(c)))
+            .map(|w| w.rect)
+            .reduce(|a, b| a.union(&b))
+            .unwrap_or(span);
+        // Standing apart: no other text on its row within a text height and a half of either
+        // bracket ("Press" just before "<Enter>" is a sentence, however OCR cut it).
+        let apart = (0..lines.len()).filter(|j| !group.contains(j)).all(|j| {
+            let o = &lines[j].rect;
+            let gap = (o.x - span.right()).max(span.x - o.right());
+            !same_row(&span, o) || 2 * gap > 3 * span.h.max(o.h)
+        });
+        if !apart {
+            continue;
+        }
+        for &g in &group {
+            used[g] = true;
+        }
+        out.push(Line {
+            text: inner,
+            rect: caption,
+            conf: group.iter().map(|&g| lines[g].conf).fold(100.0, f32::min),
+            words,
+        });
+        // A control's box: the span with a margin, at least a small control's height.
+        let pad = ((12 - span.h).max(0) + 1) / 2 + 2;
+        spans.push(Some(span.inflate(pad)));
+    }
+    for (i, l) in lines.into_iter().enumerate() {
+        if !used[i] {
+            out.push(l);
+            spans.push(None);
+        }
+    }
+    (out, spans)
+}
+
 /// The ink of a framed control's caption, from its pixels alone.
 #[derive(Debug, Clone)]
 struct CaptionInk {
@@ -341,10 +463,24 @@ impl<'a> Scene<'a> {
     fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
         let lines = split_at_boxes(without_icons(lines), &boxes);
+        let (lines, spans) = bracket_buttons(lines);
         let rects: Vec<Rect> = lines.iter().map(|l| l.rect).collect();
         lines
             .into_iter()
-            .map(|l| {
+            .zip(spans)
+            .map(|(l, span)| {
+                if let Some(rect) = span {
+                    // A text button drawn with characters is its own control.
+                    return SeenLabel {
+                        text: l.text,
+                        line: l.rect,
+                        control: Some(ControlBox {
+                            rect,
+                            role: Role::Button,
+                        }),
+                        conf: l.conf,
+                    };
+                }
                 let c = l.rect.center();
                 // The smallest framed box holding the text's centre: a button, not its panel.
                 // (A glyph's area is tiny: measure a caption at least a text height square.)
@@ -747,7 +883,7 @@ impl<'a> Scene<'a> {
             .map(|b| b.rect)
             .collect();
         for f in fields {
-            let strip = Rect::new(f.x - 240, f.y, 236, f.h);
+            let strip = self.after_rule(Rect::new(f.x - 240, f.y, 236, f.h));
             if out
                 .iter()
                 .any(|l| l.control.is_none() && strip.contains(l.line.center()))
@@ -758,6 +894,32 @@ impl<'a> Scene<'a> {
             out.extend(self.attach(found));
         }
         Ok(out)
+    }
+
+    /// The part of label strip `strip` right of the last vertical rule in it: a frame's side,
+    /// a terminal's "│" (drawn cell by cell, a pixel's gap between cells), a column inked down
+    /// most of the strip with no ink beside it. What lies beyond the rule (another panel, the
+    /// screen around a dialog) is no part of the label and throws the line read off ("Phone:"
+    /// read at 39 % with a terminal's blue screen in the strip, at 88 % without).
+    fn after_rule(&self, strip: Rect) -> Rect {
+        let Some(s) = strip.clamp_to(&self.bounds()) else {
+            return strip;
+        };
+        let img = &self.frame.image;
+        let bg = background(img, s);
+        let inked = |x: i32| {
+            let n = (s.y..s.bottom())
+                .filter(|&y| is_ink(luma(img, x, y), bg))
+                .count() as i32;
+            n * 10 >= s.h * 8
+        };
+        let rule = (s.x + 1..s.right() - 4)
+            .rev()
+            .find(|&x| inked(x) && !inked(x + 2) && !inked(x + 3));
+        match rule {
+            Some(x) => Rect::new(x + 2, s.y, s.right() - x - 2, s.h),
+            None => strip,
+        }
     }
 
     /// How many pixel rows of `r` hold ink: a trailing ellipsis or colon is a few rows, a
@@ -896,5 +1058,69 @@ impl<'a> Scene<'a> {
             extra = Some(extra.map_or(l, |e| e.union(&l)));
         }
         extra
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, x: i32, w: i32) -> Line {
+        let rect = Rect::new(x, 100, w, 10);
+        Line {
+            text: text.into(),
+            rect,
+            conf: 90.0,
+            words: vec![Word {
+                text: text.into(),
+                rect,
+                conf: 90.0,
+                line_key: (0, 0, 0),
+            }],
+        }
+    }
+
+    /// "< OK >" read as three lines and "<Cancel>" as one are each a text button: one line of
+    /// the caption alone, its control the bracket span. Brackets in a sentence, parentheses and
+    /// a bracket with no caption are not.
+    #[test]
+    fn a_caption_in_brackets_is_a_text_button() {
+        let (lines, spans) = bracket_buttons(vec![
+            line("<", 158, 6),
+            line("OK", 176, 12),
+            line(">", 200, 6),
+            line("<Cancel>", 242, 48),
+        ]);
+        let ok = lines.iter().position(|l| l.text == "OK").unwrap();
+        assert_eq!(lines[ok].rect, Rect::new(176, 100, 12, 10));
+        let span = spans[ok].unwrap();
+        assert!(span.x <= 158 && span.right() >= 206 && span.h >= 12);
+        let cancel = lines.iter().position(|l| l.text == "Cancel").unwrap();
+        assert!(spans[cancel].is_some());
+        assert_eq!(lines.len(), 2);
+
+        for plain in [
+            vec![line("Press <Enter> to go", 10, 110)],
+            vec![line("Press", 10, 30), line("<Enter>", 46, 42)],
+            vec![line("(OK)", 10, 24)],
+            vec![line("<", 10, 6), line(">", 30, 6)],
+            vec![line("<", 10, 6), line("OK", 100, 12), line(">", 130, 6)],
+            vec![line("< Yes", 10, 30), line("< No >", 50, 36)],
+        ] {
+            let n = plain.len();
+            let texts: Vec<String> = plain.iter().map(|l| l.text.clone()).collect();
+            let (lines, spans) = bracket_buttons(plain);
+            let buttons: Vec<&str> = lines
+                .iter()
+                .zip(&spans)
+                .filter(|(_, s)| s.is_some())
+                .map(|(l, _)| l.text.as_str())
+                .collect();
+            // "< No >" alone is a button; nothing else in these is.
+            assert!(
+                buttons.iter().all(|b| *b == "No") && lines.len() + 2 >= n,
+                "{texts:?} gave buttons {buttons:?}"
+            );
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! The real-app image suite: screenshots of third-party legacy apps (Athena: xcalc, xmessage,
 //! xfontsel; Motif: nedit; Win32 under Wine: notepad, winecfg, winemine, wordpad; GTK 3:
-//! mousepad; Java Swing: jEdit) in their default look and with tweaks imposed from outside (X
-//! resources: fonts, colours, geometry; Wine: DPI, system colours), each with a hand-labelled
-//! truth file (`<look>.truth.json`, checked on `<look>.overlay.png`). Every target is located
-//! by its label and role alone, as a new user's flow names it; scored by IoU ≥ 0.5 against the
-//! truth. A box on anything else is a wrong box, never acceptable; the `refuse` cases must end in the coded refusal they name. No X server
-//! needed: `fixtures/real-apps/screens/capture.sh` re-makes the Athena screenshots; the Wine,
+//! mousepad; Java Swing: jEdit; a terminal form: dialog in an xterm) in their default look and
+//! with tweaks imposed from outside (X resources: fonts, colours, geometry; Wine: DPI, system
+//! colours), each with a hand-labelled truth file (`<look>.truth.json`, checked on
+//! `<look>.overlay.png`). Every target is located by its label and role alone, as a new user's
+//! flow names it; scored by IoU ≥ 0.5 against the truth. A box on anything else is a wrong box,
+//! never acceptable; the `refuse` cases must end in the coded refusal they name. No X server
+//! needed: `fixtures/real-apps/screens/capture.sh` re-makes the Athena and terminal screenshots; the Wine,
 //! Motif and GTK ones are frames Mend saved during `bash scripts/real-apps.sh` (with their
 //! sidecar, popups included), labelled by hand (`<look>.about` in the truth file says what).
 
@@ -404,6 +405,41 @@ fn a_caption_inside_a_dotted_focus_ring_is_read() {
     let mut loc = locator();
     for look in ["dpi120_question", "colors_question"] {
         every_target_is_hit(&mut loc, &load("wordpad", look), Some("button"));
+    }
+}
+
+/// A terminal form (dialog(1) in an xterm): a light panel on a blue screen, so the window's
+/// mean is dark; polarity judged for the whole window inverted the panel too and its labels
+/// were misread. One-row fields are bars in cell colours with no frame, one right on top of the
+/// other (taken together as one box, both labels answered its middle: a wrong field), and the
+/// buttons are captions in angle brackets, "< OK >" and "<Cancel>". Each field is found at its
+/// own bar, each button at its brackets, and plain labels are never buttons.
+#[test]
+fn a_terminal_form_is_read_on_its_light_panel() {
+    let mut loc = locator();
+    every_target_is_hit(&mut loc, &load("dialog", "default_form"), None);
+    // After a real run's first step (14 pt font): the labels sit beside the box-drawing side
+    // line of the form's frame, which ran into them in the window pass; the label strip read
+    // again ends at that line.
+    every_target_is_hit(&mut loc, &load("dialog", "fs14_form_filled"), None);
+    for look in ["default_form", "rv_form", "fs14_form", "fs14_form_filled"] {
+        let s = load("dialog", look);
+        // On the tweaked looks a target is its own box or a refusal, never another control.
+        for t in s.truth["targets"].as_array().unwrap() {
+            let label = t["label"].as_str().unwrap();
+            let r = find(&mut loc, &s.frame, label, role(t["role"].as_str().unwrap()));
+            assert!(
+                !matches!(judge(&r, &[rect(&t["box"])]), Verdict::Wrong(_)),
+                "{look} '{label}': {r:?}"
+            );
+        }
+        for label in ["Enter the customer", "Name", "Phone"] {
+            assert_eq!(
+                find(&mut loc, &s.frame, label, Role::Button).err(),
+                Some(ErrorCode::LocatorNotFound),
+                "{look} '{label}' as a button"
+            );
+        }
     }
 }
 

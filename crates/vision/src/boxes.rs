@@ -28,6 +28,8 @@ const EDGE: i16 = 14;
 const MIN_W: i32 = 24;
 const MIN_H: i32 = 14;
 const MAX_H: i32 = 90;
+/// A line across a pair this far from both its top and its bottom is no bevel: it cuts it.
+const CUT_MARGIN: i32 = 6;
 
 pub(crate) fn gray(img: &RgbaImage) -> GrayImage {
     image::DynamicImage::ImageRgba8(img.clone()).to_luma8()
@@ -198,7 +200,7 @@ fn trace_side(g: &GrayImage, end: i32, dir: i32, y0: i32, y1: i32, reach: i32) -
 /// Framed rectangles that look like controls, in image pixels, outermost first.
 pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
     let g = gray(img);
-    framed_rects(&g, MIN_W, MIN_H, MAX_H)
+    control_rects(&g)
         .into_iter()
         .map(|rect| ControlBox {
             role: guess_role(&g, rect),
@@ -210,10 +212,20 @@ pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
 /// Closed frames whose top and bottom lines are at least `min_w` long and `min_h..=max_h`
 /// apart, largest first, near-duplicates (nested bevel lines) merged.
 pub(crate) fn framed_rects(g: &GrayImage, min_w: i32, min_h: i32, max_h: i32) -> Vec<Rect> {
+    frames(g, min_w, min_h, max_h, false)
+}
+
+/// [`framed_rects`] for controls: a pair cut through by a line across its middle is two boxes
+/// stacked, not one.
+fn control_rects(g: &GrayImage) -> Vec<Rect> {
+    frames(g, MIN_W, MIN_H, MAX_H, true)
+}
+
+fn frames(g: &GrayImage, min_w: i32, min_h: i32, max_h: i32, cut_through: bool) -> Vec<Rect> {
     let runs = h_runs(g, min_w);
     let mut rects: Vec<Rect> = Vec::new();
     for (i, top) in runs.iter().enumerate() {
-        for bot in runs[i + 1..].iter() {
+        for (j, bot) in runs.iter().enumerate().skip(i + 1) {
             let dy = bot.y - top.y;
             if dy < min_h {
                 continue;
@@ -225,6 +237,20 @@ pub(crate) fn framed_rects(g: &GrayImage, min_w: i32, min_h: i32, max_h: i32) ->
                 continue;
             }
             let (x0, x1) = (top.x0.min(bot.x0), top.x1.max(bot.x1));
+            // A line right across the middle cuts the pair into two boxes stacked (two
+            // one-row fields of a terminal form in colours of their own, two rows of a
+            // table), each found by its own pair; together they are no control. Bevel lines
+            // lie within a few pixels of the top or the bottom.
+            let cut = cut_through
+                && runs[i + 1..j].iter().any(|m| {
+                    m.y >= top.y + CUT_MARGIN
+                        && m.y <= bot.y - CUT_MARGIN
+                        && m.x0 <= x0 + 3
+                        && m.x1 >= x1 - 3
+                });
+            if cut {
+                continue;
+            }
             let (y0, y1) = (top.y + 1, bot.y);
             // Rounded corners cut a small frame's lines short by a larger share of its width.
             let reach = if x1 - x0 < MIN_W { 4 } else { (x1 - x0) / 4 };
@@ -339,6 +365,28 @@ mod tests {
             .expect("field found");
         assert_eq!(b.role, Role::Button);
         assert_eq!(f.role, Role::Field);
+    }
+
+    /// Two one-row fields of a terminal form, bars of two colours one on the other with no
+    /// frame: each is a box of its own (at 24 px cells), never the two as one box whose
+    /// middle is where the two meet (a click there went to the wrong field).
+    #[test]
+    fn two_bars_stacked_are_two_boxes_not_one() {
+        let mut img = RgbaImage::from_pixel(500, 200, Rgba([229, 229, 229, 255]));
+        let name = Rect::new(100, 50, 360, 24);
+        let phone = Rect::new(100, 74, 360, 24);
+        for (r, c) in [(name, [0, 0, 238, 255]), (phone, [0, 205, 205, 255])] {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    img.put_pixel(x as u32, y as u32, Rgba(c));
+                }
+            }
+        }
+        let boxes = find_control_boxes(&img);
+        assert!(boxes.iter().any(|b| b.rect.iou(&name) > 0.8), "{boxes:?}");
+        assert!(boxes.iter().any(|b| b.rect.iou(&phone) > 0.8), "{boxes:?}");
+        let both = name.union(&phone);
+        assert!(!boxes.iter().any(|b| b.rect.iou(&both) > 0.8), "{boxes:?}");
     }
 
     #[test]

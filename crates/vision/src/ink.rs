@@ -77,6 +77,78 @@ pub fn centred_ink(img: &RgbaImage, r: Rect) -> bool {
         && off_centre <= 3.max(inner.w / 12)
 }
 
+/// A bar filled with a colour of its own right of the text line `label`, within `reach`
+/// pixels: a field drawn without a frame, as a terminal form draws its one-row fields in cell
+/// colours. The bar starts where the label's ground gives way on the label's middle row and
+/// runs on (text typed into it included) until the ground comes back; it must be at least four
+/// text heights wide, between a text height and three tall, and mostly one shade — a word
+/// gives way to the ground between its glyphs, a picture is not one shade.
+pub fn filled_bar(img: &RgbaImage, label: Rect, reach: i32) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let around = label.inflate(2).intersect(&bounds)?;
+    let ground = background(img, around);
+    let off = |x: i32, y: i32| {
+        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - ground).abs() > 24
+    };
+    let y = label.center().y;
+    let x_end = (label.right() + reach).min(bounds.right() - 1);
+    let x0 = (label.right() + 1..=x_end).find(|&x| off(x, y))?;
+    // Runs on through two pixels of ground at most (a light glyph typed into it).
+    let (mut x1, mut gap) = (x0, 0);
+    let mut x = x0;
+    while x < bounds.right() && gap <= 2 {
+        if off(x, y) {
+            x1 = x;
+            gap = 0;
+        } else {
+            gap += 1;
+        }
+        x += 1;
+    }
+    let w = x1 - x0 + 1;
+    let text_h = label.h.max(8);
+    if w < 4 * text_h {
+        return None;
+    }
+    // Its top and bottom: the median, over columns across it, of how far its own shade goes
+    // (a bar of another colour may adjoin it: the next field of the form).
+    let shade = background(img, Rect::new(x0, y, w, 1));
+    let own = |x: i32, y: i32| {
+        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - shade).abs() <= 16
+    };
+    let mut tops = Vec::new();
+    let mut bottoms = Vec::new();
+    for cx in (x0 + 2..x1 - 1).step_by(3) {
+        if !own(cx, y) {
+            continue;
+        }
+        let mut t = y;
+        while t > y - 2 * text_h && own(cx, t - 1) {
+            t -= 1;
+        }
+        let mut b = y;
+        while b < y + 2 * text_h && own(cx, b + 1) {
+            b += 1;
+        }
+        tops.push(t);
+        bottoms.push(b);
+    }
+    tops.sort_unstable();
+    bottoms.sort_unstable();
+    let (top, bottom) = (*tops.get(tops.len() / 2)?, *bottoms.get(bottoms.len() / 2)?);
+    let bar = Rect::new(x0, top, w, bottom - top + 1);
+    if bar.h * 10 < text_h * 8 || bar.h > 3 * text_h {
+        return None;
+    }
+    // Mostly one shade.
+    let total = (bar.w * bar.h) as usize;
+    let near = (bar.y..bar.bottom())
+        .flat_map(|yy| (bar.x..bar.right()).map(move |xx| (xx, yy)))
+        .filter(|&(xx, yy)| (luma(img, xx, yy) - shade).abs() <= 16)
+        .count();
+    (near * 10 >= total * 6).then_some(bar)
+}
+
 /// Does the field in `r` hold nothing? Looks inside its border (3 px in) for ink, ignoring
 /// rows inked across most of the width (a border or focus line the box included), columns
 /// near either edge inked down nearly all the rows and runs of ink touching the left or right
@@ -212,6 +284,46 @@ pub fn inside_focus_ring(img: &RgbaImage, r: Rect) -> Option<Rect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A terminal form's field: a bar in a colour of its own right of its label, a second bar
+    /// of another colour right under it. The bar is found at its own rows; a word right of a
+    /// label (gaps between its glyphs) is no bar.
+    #[test]
+    fn a_filled_bar_right_of_a_label_is_a_field() {
+        let grey = image::Rgba([229, 229, 229, 255]);
+        let mut img = RgbaImage::from_pixel(400, 80, grey);
+        let bar = Rect::new(158, 20, 180, 13);
+        for (r, c) in [
+            (bar, [0, 0, 238, 255]),
+            (bar.translate(0, 13), [0, 205, 205, 255]),
+        ] {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    img.put_pixel(x as u32, y as u32, image::Rgba(c));
+                }
+            }
+        }
+        // The label "Name:" as glyph strokes.
+        let label = Rect::new(104, 22, 28, 10);
+        for k in 0..5 {
+            for y in label.y..label.bottom() {
+                img.put_pixel(
+                    (label.x + 6 * k) as u32,
+                    y as u32,
+                    image::Rgba([0, 0, 0, 255]),
+                );
+            }
+        }
+        assert_eq!(filled_bar(&img, label, 300), Some(bar));
+        // Text right of a label is no bar.
+        let mut words = RgbaImage::from_pixel(400, 80, grey);
+        for k in 0..30 {
+            for y in 22..32 {
+                words.put_pixel(160 + 6 * k, y, image::Rgba([0, 0, 0, 255]));
+            }
+        }
+        assert_eq!(filled_bar(&words, label, 300), None);
+    }
 
     /// A 200×26 field: white inside a 2 px grey sunken border.
     fn field() -> RgbaImage {
