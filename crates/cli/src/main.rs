@@ -5,6 +5,7 @@ mod act;
 mod inspect;
 mod run;
 mod target;
+mod teach;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -42,6 +43,8 @@ enum Cmd {
     Run(run::RunArgs),
     /// Run a flow and, when it passes, write each control's box and pixels into the flow.
     Record(run::RunArgs),
+    /// Watch a person do the task once in a window and write the flow (Ctrl+C stops).
+    Teach(teach::TeachArgs),
     /// Continue a run from its journal; a step cut short is verified before it is redone.
     Resume(run::ResumeArgs),
     /// List runs, newest first.
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Cmd::Validate(a) => validate::run_validate(a),
         Cmd::Run(a) => run::run_run(a),
         Cmd::Record(a) => run::run_record(a),
+        Cmd::Teach(a) => teach::run_teach(a),
         Cmd::Resume(a) => run::run_resume(a),
         Cmd::Runs(a) => run::run_runs(a),
         Cmd::Report(a) => run::run_report(a),

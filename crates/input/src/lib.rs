@@ -10,6 +10,7 @@ mod enigo_backend;
 mod guard;
 mod x11_keys;
 
+pub mod observe;
 pub use action::{parse_keys, Action, Key, MouseButton};
 pub use enigo_backend::EnigoInput;
 pub use guard::Guard;

@@ -1,0 +1,881 @@
+//! `mend teach FLOW --window PATTERN`: a person does the task once, Mend writes the flow.
+//!
+//! Input is only watched (the X RECORD extension, `mend_input::observe`), never intercepted.
+//! A ring of recent frames of the windows in front lets each click be described on the frame
+//! taken *before* it landed. A click becomes a step whose target is the control under the
+//! pointer: a framed button by its caption and its crop, a field by the label beside it, a
+//! menu item or label by its text, anything without readable words by its crop alone. Typing
+//! into a field becomes a `type` step (`clear = true`); a field that shows something other than
+//! what was typed is masked, and its step gets `${secret:NAME}` — the typed text is never
+//! stored or printed. Other keys and chords become `key` steps. A click on a caption that reads
+//! like a commit (Save, Delete, 确定, …) gets `risk = "write"` and a proposed `verify` from what
+//! the screen did next. Ctrl+C (SIGINT) stops: the flow so far is written and validated.
+
+use clap::Args;
+use mend_capture::{Capture, Frame, WindowQuery, XcapCapture};
+use mend_input::observe::{Observed, Observer};
+use mend_locate::text::{normalize, similarity};
+use mend_locate::{line_ocr, Locator, Recorded, Scene, SeenLabel};
+use mend_model::{
+    flow_warnings, parse_flow, Check, ErrorCode, Flow, MendError, Rect, Risk, Role, Step, Target,
+    TargetSpec, WindowSpec,
+};
+use mend_model::{FlowAction as Action, Point};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct TeachArgs {
+    /// Where to write the flow (TOML); crops go to `<flow>.crops/`.
+    pub flow: PathBuf,
+    /// Anchored regex of the application's main window title.
+    #[arg(long)]
+    pub window: String,
+    /// OCR languages.
+    #[arg(long, default_value = "chi_sim+eng")]
+    pub lang: String,
+    /// The flow's name (default: the file's stem).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// Recent frames of the windows in front, newest last.
+type Ring = Arc<Mutex<VecDeque<(Instant, Frame)>>>;
+
+const RING_KEEP: Duration = Duration::from_secs(3);
+const RING_EVERY: Duration = Duration::from_millis(60);
+/// A frame counts as "before" a press only if it was taken this long before it reached us.
+const BEFORE: Duration = Duration::from_millis(25);
+const DOUBLE_CLICK: Duration = Duration::from_millis(400);
+/// How long after a commit-like click the screen is looked at for its `verify`.
+const PROPOSE_AFTER: Duration = Duration::from_millis(900);
+
+/// Captions that commit something: a click on one is proposed as `risk = "write"`.
+const COMMIT_WORDS: &[&str] = &[
+    "save", "delete", "remove", "submit", "apply", "ok", "confirm", "send", "post", "pay", "login",
+    "log in", "保存", "删除", "确定", "提交", "确认", "应用", "发送", "登录",
+];
+
+fn err(code: ErrorCode, msg: impl Into<String>) -> MendError {
+    MendError::new(code, msg)
+}
+
+pub fn run_teach(a: TeachArgs) -> Result<ExitCode, MendError> {
+    let capture = XcapCapture;
+    let main_q = WindowQuery::title(&a.window)?;
+    let main = capture.find_window(&main_q)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst)).map_err(|e| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!("cannot catch Ctrl+C: {e}"),
+            )
+        })?;
+    }
+    let ring: Ring = Arc::new(Mutex::new(VecDeque::new()));
+    let watcher = {
+        let (ring, stop, main_id) = (ring.clone(), stop.clone(), main.id);
+        std::thread::spawn(move || {
+            let capture = XcapCapture;
+            while !stop.load(Ordering::SeqCst) {
+                let front = capture.foreground().ok().flatten().map(|w| w.id);
+                for id in [Some(main_id), front.filter(|f| *f != main_id)]
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Ok(f) = capture.capture_window(id) {
+                        let mut r = ring.lock().unwrap();
+                        r.push_back((Instant::now(), f));
+                        while r.front().is_some_and(|(t, _)| t.elapsed() > RING_KEEP) {
+                            r.pop_front();
+                        }
+                    }
+                }
+                std::thread::sleep(RING_EVERY);
+            }
+        })
+    };
+    // Let the ring hold a frame before the first press can come.
+    std::thread::sleep(RING_EVERY * 3);
+    let (observer, events) = Observer::start()?;
+    let mut t = Teacher::new(&a, &main.title, ring.clone())?;
+    println!(
+        "recording in '{}': work as usual; Ctrl+C stops and writes {}",
+        main.title,
+        a.flow.display()
+    );
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        match events.recv_timeout(Duration::from_millis(100)) {
+            Ok(ev) => t.on(ev)?,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => t.idle()?,
+            Err(_) => break,
+        }
+    }
+    observer.stop();
+    while let Ok(ev) = events.try_recv() {
+        t.on(ev)?;
+    }
+    stop.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    t.finish()
+}
+
+/// A click whose `verify` is still to be proposed from what the screen does next.
+struct Proposal {
+    step: usize,
+    at: Instant,
+    titles: Vec<String>,
+    labels: Vec<String>,
+    window: u32,
+    caption: Option<String>,
+}
+
+struct Teacher {
+    flow_path: PathBuf,
+    crops_dir: PathBuf,
+    crops_rel: String,
+    name: String,
+    main_title: String,
+    window: String,
+    ring: Ring,
+    locator: Locator,
+    capture: XcapCapture,
+    steps: Vec<Step>,
+    /// The window each step's frame came from (id, title).
+    step_window: Vec<(u32, String)>,
+    allow: Vec<String>,
+    typed: String,
+    /// The step (a click on a field) the typed text belongs to.
+    typing_into: Option<usize>,
+    last_press: Option<(u8, i32, i32, Instant, usize)>,
+    proposal: Option<Proposal>,
+    secrets: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Teacher {
+    fn new(a: &TeachArgs, main_title: &str, ring: Ring) -> Result<Teacher, MendError> {
+        let stem = a
+            .flow
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "flow".into());
+        let crops_rel = format!("{stem}.crops");
+        let dir = a.flow.parent().unwrap_or(Path::new("."));
+        Ok(Teacher {
+            flow_path: a.flow.clone(),
+            crops_dir: dir.join(&crops_rel),
+            crops_rel,
+            name: a.name.clone().unwrap_or(stem),
+            main_title: main_title.to_string(),
+            window: a.window.clone(),
+            ring,
+            locator: Locator::new(&a.lang)?,
+            capture: XcapCapture,
+            steps: vec![],
+            step_window: vec![],
+            allow: vec![],
+            typed: String::new(),
+            typing_into: None,
+            last_press: None,
+            proposal: None,
+            secrets: vec![],
+            notes: vec![],
+        })
+    }
+
+    fn on(&mut self, ev: Observed) -> Result<(), MendError> {
+        match ev {
+            Observed::Press { button, x, y, at } => self.press(button, x, y, at),
+            Observed::Key {
+                keysym,
+                shift,
+                ctrl,
+                alt,
+                ..
+            } => self.key(keysym, shift, ctrl, alt),
+        }
+    }
+
+    fn idle(&mut self) -> Result<(), MendError> {
+        if self
+            .proposal
+            .as_ref()
+            .is_some_and(|p| p.at.elapsed() >= PROPOSE_AFTER)
+        {
+            self.propose();
+        }
+        Ok(())
+    }
+
+    /// The newest frame taken before `at` of the topmost window holding the screen point.
+    fn frame_before(&self, x: i32, y: i32, at: Instant) -> Option<Frame> {
+        let order: Vec<u32> = self
+            .capture
+            .windows()
+            .ok()?
+            .into_iter()
+            .map(|w| w.id)
+            .collect();
+        let ring = self.ring.lock().unwrap();
+        let mut best: Option<(usize, &Frame)> = None;
+        for (t, f) in ring.iter().rev() {
+            if *t + BEFORE > at {
+                continue;
+            }
+            let Some(w) = &f.info.window else { continue };
+            if !f.info.to_screen(&f.info.bounds()).contains(Point { x, y }) {
+                continue;
+            }
+            let rank = order
+                .iter()
+                .position(|id| *id == w.id)
+                .unwrap_or(usize::MAX);
+            if best.is_none_or(|(r, _)| rank < r) {
+                best = Some((rank, f));
+            }
+        }
+        best.map(|(_, f)| f.clone())
+    }
+
+    fn press(&mut self, button: u8, x: i32, y: i32, at: Instant) -> Result<(), MendError> {
+        if !matches!(button, 1 | 3) {
+            return Ok(()); // the wheel and the middle button are not recorded
+        }
+        self.flush_typing();
+        if self.proposal.is_some() {
+            self.propose();
+        }
+        if let Some((b, px, py, pt, i)) = self.last_press {
+            if b == 1
+                && button == 1
+                && (px - x).abs() <= 4
+                && (py - y).abs() <= 4
+                && at.duration_since(pt) <= DOUBLE_CLICK
+                && i + 1 == self.steps.len()
+            {
+                self.steps[i].action = Action::DoubleClick;
+                self.last_press = None;
+                return Ok(());
+            }
+        }
+        let Some(frame) = self.frame_before(x, y, at) else {
+            self.notes.push(format!(
+                "a click at {x},{y} landed outside the watched windows and was not recorded"
+            ));
+            return Ok(());
+        };
+        let p = frame.info.from_screen(&Rect::new(x, y, 1, 1));
+        let n = self.steps.len() + 1;
+        let (mut target, caption) = self.describe(&frame, (p.x, p.y), n)?;
+        let win = frame.info.window.clone().expect("a window's frame");
+        if win.title != self.main_title {
+            let pat = format!("^{}$", regex::escape(&win.title));
+            if !self.allow.contains(&pat) {
+                self.allow.push(pat.clone());
+            }
+            target.window = Some(pat);
+        }
+        let commit = caption.as_deref().is_some_and(reads_like_commit);
+        let is_field = target.role.as_deref() == Some("field");
+        self.steps.push(Step {
+            id: Some(format!("s{n}")),
+            action: if button == 3 {
+                Action::RightClick
+            } else {
+                Action::Click
+            },
+            target: Some(target),
+            text: None,
+            clear: false,
+            keys: None,
+            lines: None,
+            to: None,
+            check: vec![],
+            risk: if commit { Risk::Write } else { Risk::Read },
+            verify: None,
+            compensation: vec![],
+            timeout_ms: None,
+        });
+        self.step_window.push((win.id, win.title.clone()));
+        self.typing_into = is_field.then_some(n - 1);
+        self.last_press = Some((button, x, y, at, n - 1));
+        if commit {
+            let labels = self.labels_of(&frame);
+            self.proposal = Some(Proposal {
+                step: n - 1,
+                at,
+                titles: self.titles(),
+                labels,
+                window: win.id,
+                caption,
+            });
+        }
+        Ok(())
+    }
+
+    fn titles(&self) -> Vec<String> {
+        self.capture
+            .windows()
+            .map(|ws| ws.into_iter().map(|w| w.title).collect())
+            .unwrap_or_default()
+    }
+
+    fn labels_of(&mut self, frame: &Frame) -> Vec<String> {
+        let mut scene = Scene::new(frame);
+        scene
+            .window_labels(&mut self.locator.ocr)
+            .map(|ls| ls.into_iter().map(|l| l.text).collect())
+            .unwrap_or_default()
+    }
+
+    /// The control under `p` (frame pixels) as a target; its caption when one was read.
+    fn describe(
+        &mut self,
+        frame: &Frame,
+        p: (i32, i32),
+        n: usize,
+    ) -> Result<(TargetSpec, Option<String>), MendError> {
+        let (fw, fh) = (frame.image.width() as i32, frame.image.height() as i32);
+        let mut scene = Scene::new(frame);
+        let boxes = scene.boxes().to_vec();
+        let control = boxes
+            .iter()
+            .filter(|b| b.rect.contains(pt(p)) && b.rect.w * 10 <= fw * 9 && b.rect.h * 2 <= fh)
+            .min_by_key(|b| b.rect.area())
+            .cloned();
+        let labels = scene.window_labels(&mut self.locator.ocr)?;
+        let mut spec = TargetSpec::default();
+        let mut caption = None;
+        match control {
+            Some(b) if b.role == Role::Field => {
+                spec.role = Some("field".into());
+                spec.recorded = Some(b.rect);
+                match label_of_field(&labels, b.rect) {
+                    Some(l) => spec.text = Some(l),
+                    None => {
+                        spec.crop = self.save_crop(frame, b.rect, n);
+                        self.notes.push(format!(
+                            "step {n}: no label was read beside the field; it is known by its pixels only (empty fields look alike: give it a `near` label in the editor)"
+                        ));
+                    }
+                }
+            }
+            Some(b) => {
+                let mut inside: Vec<&SeenLabel> = labels
+                    .iter()
+                    .filter(|l| b.rect.contains(l.line.center()))
+                    .collect();
+                inside.sort_by_key(|l| (l.line.y / 8, l.line.x));
+                let text = inside
+                    .iter()
+                    .map(|l| l.text.trim())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                spec.role = Some(role_name(b.role));
+                spec.recorded = Some(b.rect);
+                spec.crop = self.save_crop(frame, b.rect, n);
+                if !text.trim().is_empty() {
+                    spec.text = Some(text.clone());
+                    caption = Some(text);
+                }
+            }
+            None => {
+                let under = labels
+                    .iter()
+                    .filter(|l| l.line.inflate(3).contains(pt(p)))
+                    .min_by_key(|l| l.line.area());
+                match under {
+                    Some(l) => {
+                        spec.text = Some(l.text.trim().to_string());
+                        spec.role = Some(role_name(l.role()));
+                        spec.recorded = Some(l.rect());
+                        caption = spec.text.clone();
+                    }
+                    None => {
+                        let r = Rect::new(p.0 - 16, p.1 - 16, 32, 32);
+                        spec.role = Some("any".into());
+                        spec.recorded = Some(r);
+                        spec.crop = self.save_crop(frame, r, n);
+                    }
+                }
+            }
+        }
+        // The target must lead back to what was clicked, on the very frame: else its text
+        // is dropped for the pixels alone, and if those fail too the person is told.
+        if !self.resolves_to(frame, &spec, p) {
+            if spec.text.is_some() && spec.crop.is_some() {
+                let mut pixels = spec.clone();
+                pixels.text = None;
+                if self.resolves_to(frame, &pixels, p) {
+                    self.notes.push(format!(
+                        "step {n}: its caption '{}' does not lead back to it (another control reads alike); it is known by its pixels",
+                        spec.text.as_deref().unwrap_or_default()
+                    ));
+                    return Ok((pixels, caption));
+                }
+            }
+            self.notes.push(format!(
+                "step {n}: the target does not lead back to the control that was clicked on the recorded screen; check it before running the flow"
+            ));
+        }
+        Ok((spec, caption))
+    }
+
+    fn resolves_to(&mut self, frame: &Frame, spec: &TargetSpec, p: (i32, i32)) -> bool {
+        let target = Target {
+            text: spec.text.clone(),
+            role: spec
+                .role
+                .as_deref()
+                .and_then(Role::parse)
+                .unwrap_or(Role::Any),
+            recorded: spec.recorded,
+            ..Target::default()
+        };
+        let template = spec
+            .crop
+            .as_ref()
+            .and_then(|c| image::open(self.crops_dir.join(Path::new(c).file_name().unwrap())).ok())
+            .map(|i| i.to_rgba8());
+        self.locator
+            .locate(frame, &target, &Recorded { template })
+            .is_ok_and(|l| l.rect.inflate(2).contains(pt(p)))
+    }
+
+    fn save_crop(&self, frame: &Frame, r: Rect, n: usize) -> Option<String> {
+        let img = mend_vision::crop(&frame.image, r)?;
+        std::fs::create_dir_all(&self.crops_dir).ok()?;
+        let file = format!("s{n}.png");
+        img.save(self.crops_dir.join(&file)).ok()?;
+        Some(format!("{}/{file}", self.crops_rel))
+    }
+
+    fn key(&mut self, keysym: u32, shift: bool, ctrl: bool, alt: bool) -> Result<(), MendError> {
+        if (0xffe1..=0xffee).contains(&keysym) || keysym == 0xfe03 {
+            return Ok(()); // a modifier alone
+        }
+        if !ctrl && !alt {
+            if let Some(c) = printable(keysym) {
+                self.typed.push(c);
+                return Ok(());
+            }
+            if keysym == 0xff08 && !self.typed.is_empty() {
+                self.typed.pop(); // a typo corrected
+                return Ok(());
+            }
+        }
+        let Some(name) = key_name(keysym) else {
+            return Ok(());
+        };
+        self.flush_typing();
+        let mut chord = String::new();
+        for (on, m) in [
+            (ctrl, "ctrl+"),
+            (alt, "alt+"),
+            (shift && name.len() > 1, "shift+"),
+        ] {
+            if on {
+                chord.push_str(m);
+            }
+        }
+        chord.push_str(&name);
+        let n = self.steps.len() + 1;
+        self.steps.push(key_step(n, &chord));
+        self.step_window.push((0, self.main_title.clone()));
+        self.typing_into = None;
+        self.last_press = None;
+        Ok(())
+    }
+
+    /// Typed text ends: into the field clicked before, a `type` step (or a secret when the
+    /// field masks it); with no field, one `key` step per character.
+    fn flush_typing(&mut self) {
+        if self.typed.is_empty() {
+            return;
+        }
+        let typed = std::mem::take(&mut self.typed);
+        let Some(i) = self.typing_into.take() else {
+            for c in typed.chars() {
+                let n = self.steps.len() + 1;
+                let k = if c == ' ' {
+                    "space".into()
+                } else {
+                    c.to_string()
+                };
+                self.steps.push(key_step(n, &k));
+                self.step_window.push((0, self.main_title.clone()));
+            }
+            self.notes.push(
+                "keys typed with no field clicked first became key steps; click the field first for a `type` step"
+                    .into(),
+            );
+            return;
+        };
+        let masked = self.masked(i, &typed);
+        let step = &mut self.steps[i];
+        step.action = Action::Type;
+        step.clear = true;
+        step.text = Some(if masked {
+            let label = step
+                .target
+                .as_ref()
+                .and_then(|t| t.text.clone())
+                .unwrap_or_default();
+            let name = secret_name(&label, i + 1, &self.secrets);
+            self.secrets.push(name.clone());
+            format!("${{secret:{name}}}")
+        } else {
+            typed
+        });
+    }
+
+    /// Does the field of step `i` show something other than `typed` (bullets, stars)?
+    fn masked(&mut self, i: usize, typed: &str) -> bool {
+        let Some(rect) = self.steps[i].target.as_ref().and_then(|t| t.recorded) else {
+            return true;
+        };
+        let id = self.step_window[i].0;
+        let Ok(frame) = self.capture.capture_window(id) else {
+            return true; // cannot look: treat it as a secret, never store it
+        };
+        let read = self
+            .locator
+            .ocr
+            .read_lines(&frame.image, rect.inflate(-2), line_ocr(rect.h))
+            .map(|ls| {
+                ls.iter()
+                    .map(|l| l.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        let (read, typed) = (normalize(&read), normalize(typed));
+        !(read.contains(&typed) || similarity(&read, &typed) >= 0.8)
+    }
+
+    /// What the screen did after a commit-like click, as its `verify`.
+    fn propose(&mut self) {
+        let Some(p) = self.proposal.take() else {
+            return;
+        };
+        let now = self.titles();
+        let verify = if let Some(t) = now.iter().find(|t| !t.is_empty() && !p.titles.contains(t)) {
+            Some(Check::WindowTitle(format!("^{}$", regex::escape(t))))
+        } else {
+            match self.capture.capture_window(p.window) {
+                Err(_) => p.caption.as_ref().map(|c| {
+                    Check::NotExists(TargetSpec {
+                        text: Some(c.clone()),
+                        role: Some("button".into()),
+                        window: self.steps[p.step]
+                            .target
+                            .as_ref()
+                            .and_then(|t| t.window.clone()),
+                        ..TargetSpec::default()
+                    })
+                }),
+                Ok(frame) => {
+                    let after = self.labels_of(&frame);
+                    let gone = p
+                        .caption
+                        .as_ref()
+                        .filter(|c| !after.iter().any(|a| normalize(a) == normalize(c)));
+                    match gone {
+                        Some(c) => Some(Check::NotExists(TargetSpec {
+                            text: Some(c.clone()),
+                            role: Some("button".into()),
+                            ..TargetSpec::default()
+                        })),
+                        None => after
+                            .iter()
+                            .filter(|a| a.chars().count() >= 2)
+                            .filter(|a| !p.labels.iter().any(|b| normalize(b) == normalize(a)))
+                            .max_by_key(|a| a.chars().count())
+                            .map(|a| {
+                                Check::Exists(TargetSpec {
+                                    text: Some(a.trim().to_string()),
+                                    ..TargetSpec::default()
+                                })
+                            }),
+                    }
+                }
+            }
+        };
+        match verify {
+            Some(v) => self.steps[p.step].verify = Some(v),
+            None => self.notes.push(format!(
+                "step {}: it reads like a commit (risk = \"write\") but the screen showed nothing to verify it by; add a `verify` so a crash there can be resumed",
+                p.step + 1
+            )),
+        }
+    }
+
+    fn finish(mut self) -> Result<ExitCode, MendError> {
+        self.flush_typing();
+        self.propose();
+        if self.steps.is_empty() {
+            println!("nothing was recorded: no click or key reached the watched windows");
+            return Ok(ExitCode::from(1));
+        }
+        let flow = Flow {
+            version: 1,
+            name: self.name.clone(),
+            window: WindowSpec {
+                title: self.window.clone(),
+                class: None,
+                allow: self.allow.clone(),
+            },
+            vars: BTreeMap::new(),
+            interrupts: vec![],
+            steps: self.steps.clone(),
+        };
+        let body = toml::to_string(&flow).map_err(|e| {
+            err(
+                ErrorCode::FlowInvalid,
+                format!("cannot write the flow: {e}"),
+            )
+        })?;
+        let src = format!(
+            "# Recorded by `mend teach` on '{}': check each step, then `mend run {}`.\n{body}",
+            self.main_title,
+            self.flow_path.display()
+        );
+        std::fs::write(&self.flow_path, &src).map_err(|e| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!("cannot write {}: {e}", self.flow_path.display()),
+            )
+        })?;
+        let parsed = parse_flow(&self.flow_path.display().to_string(), &src, &[])?;
+        println!(
+            "wrote {} ({} steps)",
+            self.flow_path.display(),
+            parsed.steps.len()
+        );
+        for (i, s) in parsed.steps.iter().enumerate() {
+            println!("  {:>2}. {}", i + 1, describe_step(s));
+        }
+        for n in &self.notes {
+            println!("note: {n}");
+        }
+        for w in flow_warnings(&parsed) {
+            println!("warning: {}", w.message);
+        }
+        for s in &self.secrets {
+            println!(
+                "secret: a masked field was typed into; set {s} before running (export {s}=… or `mend secret set {s}`)"
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn pt(p: (i32, i32)) -> Point {
+    Point { x: p.0, y: p.1 }
+}
+
+fn key_step(n: usize, keys: &str) -> Step {
+    Step {
+        id: Some(format!("s{n}")),
+        action: Action::Key,
+        target: None,
+        text: None,
+        clear: false,
+        keys: Some(keys.to_string()),
+        lines: None,
+        to: None,
+        check: vec![],
+        risk: Risk::Read,
+        verify: None,
+        compensation: vec![],
+        timeout_ms: None,
+    }
+}
+
+fn role_name(r: Role) -> String {
+    serde_json::to_value(r)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "any".into())
+}
+
+fn reads_like_commit(caption: &str) -> bool {
+    let c = caption.trim().to_lowercase();
+    // "保存(S)", "&Save", "Save As…" are commits too; "Saved" is not a caption to click.
+    let c: String = c
+        .chars()
+        .take_while(|ch| !matches!(ch, '(' | '（' | '.' | '…'))
+        .filter(|ch| *ch != '&')
+        .collect();
+    COMMIT_WORDS
+        .iter()
+        .any(|w| c.trim() == *w || c.starts_with(&format!("{w} ")))
+}
+
+/// The label a field is known by: the nearest text left of it on its row, else just above it.
+fn label_of_field(labels: &[SeenLabel], f: Rect) -> Option<String> {
+    let left = labels
+        .iter()
+        .filter(|l| l.control.is_none())
+        .filter(|l| l.line.x + l.line.w <= f.x + 4 && f.x - (l.line.x + l.line.w) <= 300)
+        .filter(|l| l.line.y < f.y + f.h && f.y < l.line.y + l.line.h)
+        .min_by_key(|l| f.x - (l.line.x + l.line.w));
+    let above = || {
+        labels
+            .iter()
+            .filter(|l| l.control.is_none())
+            .filter(|l| l.line.y + l.line.h <= f.y + 2 && f.y - (l.line.y + l.line.h) <= 40)
+            .filter(|l| l.line.x < f.x + f.w && f.x < l.line.x + l.line.w)
+            .min_by_key(|l| f.y - (l.line.y + l.line.h))
+    };
+    left.or_else(above)
+        .map(|l| l.text.trim().trim_end_matches([':', '：']).to_string())
+        .filter(|t| !t.is_empty())
+}
+
+/// A secret's name from its field's label: ASCII letters and digits, upper case (密码 and
+/// other non-Latin labels give SECRET_<step>); never one already used.
+fn secret_name(label: &str, step: usize, used: &[String]) -> String {
+    let ascii: String = label
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == ' ')
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("_")
+        .to_uppercase();
+    let base = if ascii.is_empty() || ascii.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("SECRET_{step}")
+    } else {
+        ascii
+    };
+    if used.contains(&base) {
+        format!("{base}_{step}")
+    } else {
+        base
+    }
+}
+
+/// The character a keysym types, for the printable ones (Latin-1 and Unicode keysyms).
+fn printable(keysym: u32) -> Option<char> {
+    match keysym {
+        0x20..=0x7e | 0xa0..=0xff => char::from_u32(keysym),
+        0x0100_0000..=0x0110_ffff => char::from_u32(keysym - 0x0100_0000),
+        _ => None,
+    }
+}
+
+/// A key's name in `key` steps' syntax (see `parse_keys`).
+fn key_name(keysym: u32) -> Option<String> {
+    Some(
+        match keysym {
+            0xff0d | 0xff8d => "Return",
+            0xff09 | 0xfe20 => "Tab",
+            0xff1b => "Escape",
+            0xff08 => "BackSpace",
+            0xffff => "Delete",
+            0xff50 => "Home",
+            0xff57 => "End",
+            0xff51 => "Left",
+            0xff52 => "Up",
+            0xff53 => "Right",
+            0xff54 => "Down",
+            0xff55 => "PageUp",
+            0xff56 => "PageDown",
+            0x20 => "space",
+            0xffbe..=0xffd5 => return Some(format!("F{}", keysym - 0xffbe + 1)),
+            _ => return printable(keysym).map(|c| c.to_lowercase().to_string()),
+        }
+        .to_string(),
+    )
+}
+
+fn describe_step(s: &Step) -> String {
+    let t = s.target.as_ref().map(|t| match (&t.text, &t.crop) {
+        (Some(x), _) => format!("'{x}' ({})", t.role.as_deref().unwrap_or("any")),
+        (None, Some(c)) => format!(
+            "the control in {c} ({})",
+            t.role.as_deref().unwrap_or("any")
+        ),
+        _ => "?".into(),
+    });
+    let what = serde_json::to_value(&s.action)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut out = match (&t, &s.keys) {
+        (Some(t), _) => format!("{what} {t}"),
+        (None, Some(k)) => format!("{what} {k}"),
+        _ => what,
+    };
+    if s.risk == Risk::Write {
+        out.push_str(" [write]");
+    }
+    if let Some(v) = &s.verify {
+        out.push_str(&format!(" verify {}", mend_runner::describe_check(v)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_captions_and_others() {
+        for c in [
+            "Save",
+            "保存(S)",
+            "&Delete",
+            "确定",
+            "OK",
+            "Log in",
+            "Save As...",
+        ] {
+            assert!(reads_like_commit(c), "{c}");
+        }
+        for c in [
+            "Search",
+            "查询",
+            "Cancel",
+            "File",
+            "Saved items",
+            "Okay then",
+        ] {
+            assert!(!reads_like_commit(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn secret_names_are_ascii_and_never_reused() {
+        assert_eq!(secret_name("Password:", 2, &[]), "PASSWORD");
+        assert_eq!(secret_name("密码", 2, &[]), "SECRET_2");
+        assert_eq!(
+            secret_name("PIN code", 5, &["PIN_CODE".into()]),
+            "PIN_CODE_5"
+        );
+    }
+
+    #[test]
+    fn keys_are_named_as_key_steps_write_them() {
+        assert_eq!(key_name(0xff0d).as_deref(), Some("Return"));
+        assert_eq!(key_name(0xffc2).as_deref(), Some("F5"));
+        assert_eq!(key_name('S' as u32).as_deref(), Some("s"));
+        assert_eq!(printable('a' as u32), Some('a'));
+        assert_eq!(printable(0x0100_4E2D), Some('中'));
+        assert_eq!(printable(0xff0d), None);
+        for k in ["Return", "F5", "ctrl+s", "shift+Tab", "space"] {
+            assert!(mend_input::parse_keys(k).is_ok(), "{k}");
+        }
+    }
+}

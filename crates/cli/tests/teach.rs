@@ -1,0 +1,156 @@
+//! `mend teach` on real parts (issue 14): a person, played by `xdotool`, logs in to the
+//! practice app while Mend watches the X server's input; the flow it writes validates, its
+//! password step is a `${secret:…}` (the password appears nowhere Mend wrote), its button has a
+//! crop, and run on a fresh app it logs in as the person did — judged by the app's ledger.
+
+use mend_testkit::{App, Desktop};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const PASSWORD: &str = "pw-s3cret";
+
+fn xdotool(args: &[&str]) {
+    let st = Command::new("xdotool")
+        .args(args)
+        .status()
+        .expect("xdotool");
+    assert!(st.success(), "xdotool {args:?}");
+}
+
+/// Click the centre of the practice app's control `label` (screen pixels from its geometry).
+fn click(app: &App, role: &str, label: &str) {
+    let g = app.geometry().expect("geometry");
+    let c = g
+        .controls
+        .iter()
+        .find(|c| c.role == role && c.label.contains(label))
+        .unwrap_or_else(|| panic!("no {role} '{label}' in {:?}", g.controls));
+    let (x, y) = (c.x + c.w / 2, c.y + c.h / 2);
+    xdotool(&["mousemove", &x.to_string(), &y.to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(700));
+}
+
+fn everything_under(dir: &Path, out: &mut Vec<u8>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            everything_under(&p, out);
+        } else {
+            out.extend(std::fs::read(&p).unwrap());
+        }
+    }
+}
+
+#[test]
+fn a_login_shown_once_is_written_as_a_flow_that_logs_in_again() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("login.toml");
+    let app = App::start("zh", &[], "login").expect("practice app");
+
+    let mut teach = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["teach"])
+        .arg(&flow)
+        .args(["--window", "客户管理系统|Customer Desk"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mend teach");
+    let mut out = BufReader::new(teach.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("recording in"), "{line}");
+
+    // The person: the user name, the password, then 登录.
+    click(&app, "field", "用户名");
+    xdotool(&["type", "--delay", "60", "admin"]);
+    click(&app, "field", "密码");
+    xdotool(&["type", "--delay", "60", PASSWORD]);
+    click(&app, "button", "登录");
+    assert!(
+        app.wait_screen("main", Duration::from_secs(10)).is_some(),
+        "the person logged in"
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &teach.id().to_string()])
+        .status()
+        .unwrap();
+    let st = teach.wait().unwrap();
+    let mut printed = line.clone();
+    for l in out.lines() {
+        printed.push_str(&l.unwrap());
+        printed.push('\n');
+    }
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut teach.stderr.take().unwrap(), &mut err).unwrap();
+    eprintln!("{printed}{err}");
+    assert!(st.success(), "teach: {st:?}\n{printed}{err}");
+    drop(app);
+
+    // The flow: it validates, types admin, keeps the password a secret, clicks 登录 by its
+    // caption with a crop, proposed as a write with a verify.
+    let src = std::fs::read_to_string(&flow).unwrap();
+    eprintln!("{src}");
+    let v = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["validate"])
+        .arg(&flow)
+        .output()
+        .unwrap();
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    let parsed = mend_model::parse_flow("login.toml", &src, &[]).unwrap();
+    assert_eq!(parsed.steps.len(), 3, "{src}");
+    assert_eq!(parsed.steps[0].text.as_deref(), Some("admin"));
+    assert!(parsed.steps[0].clear);
+    let secret = parsed.steps[1].text.clone().unwrap();
+    assert!(secret.starts_with("${secret:"), "{secret}");
+    let name = secret
+        .trim_start_matches("${secret:")
+        .trim_end_matches('}')
+        .to_string();
+    let login = parsed.steps[2].target.clone().unwrap();
+    assert_eq!(login.text.as_deref(), Some("登录"), "{src}");
+    let crop = login.crop.expect("the button's crop");
+    assert!(dir.path().join(&crop).is_file(), "{crop}");
+    assert_eq!(parsed.steps[2].risk, mend_model::Risk::Write);
+    assert!(parsed.steps[2].verify.is_some(), "{src}");
+    assert!(printed.contains(&name), "the person is told to set {name}");
+    // Nothing typed as a password is anywhere Mend wrote or printed.
+    let mut all = printed.into_bytes();
+    all.extend(err.into_bytes());
+    everything_under(dir.path(), &mut all);
+    assert!(
+        !all.windows(PASSWORD.len())
+            .any(|w| w == PASSWORD.as_bytes()),
+        "the password leaked"
+    );
+
+    // Replayed on a fresh app with the secret set: logged in as admin, as the person did.
+    let app = App::start("zh", &[], "login").expect("practice app");
+    let db = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["run"])
+        .arg(&flow)
+        .args(["--json", "--db"])
+        .arg(db.path())
+        .env(&name, PASSWORD)
+        .output()
+        .unwrap();
+    let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let ledger = app.ledger();
+    assert_eq!(ledger.len(), 1, "{ledger:?}");
+    assert_eq!(ledger[0]["op"], "login");
+    assert_eq!(ledger[0]["fields"]["user"], "admin");
+}
