@@ -24,17 +24,14 @@ import {
   updateStep,
   updateTarget,
 } from "../logic/flowEdit";
+import { roleOptions } from "../logic/stepForms";
 import { Screenshot, type Box } from "./Screenshot";
+import { CheckList, CompensationList, Crop, VerifyForm } from "./StepForms";
 
-function Crop({ backend, path }: { backend: Backend; path: string }) {
-  const [src, setSrc] = useState<string | null>(null);
-  useEffect(() => {
-    backend.readImage(path).then(setSrc, () => setSrc(null));
-  }, [backend, path]);
-  return src ? <img className="crop" src={src} alt={`crop ${path}`} /> : null;
-}
-
-/** A JSON editor for one structured field (verify, compensation); applied when it parses. */
+/**
+ * A JSON editor for one structured field (verify, compensation, checks); applied when it parses.
+ * The forms edit these fields; this stays as the way to reach what they do not show.
+ */
 function JsonField<T>({
   label,
   value,
@@ -172,7 +169,7 @@ function StepCard({
               value={step.target?.role ?? "any"}
               onChange={(e) => onTarget({ role: e.target.value })}
             >
-              {["any", "button", "field", "label", "text", "menu", "column_header", "row", "table"].map((r) => (
+              {roleOptions(step.target?.role).map((r) => (
                 <option key={r}>{r}</option>
               ))}
             </select>
@@ -213,24 +210,26 @@ function StepCard({
           <input aria-label="keys" value={step.keys ?? ""} onChange={(e) => onChange({ keys: e.target.value })} />
         </label>
       )}
+      {(step.action === "wait_for" || step.action === "assert") && (
+        <CheckList
+          backend={backend}
+          title={`${step.action === "assert" ? "asserts" : "waits for"} (all must hold)`}
+          checks={step.check}
+          onChange={(check) => onChange({ check })}
+        />
+      )}
       <details className="step-more" onClick={(e) => e.stopPropagation()}>
         <summary>verify, compensation, checks, timeout</summary>
-        {/* Keyed by value: a reordered or reloaded step shows its own JSON, not stale text. */}
-        <JsonField<Check>
-          key={`v${JSON.stringify(step.verify)}`}
-          label="verify (how to tell it took effect)"
-          value={step.verify}
-          onChange={(v) => onChange({ verify: v })}
-        />
-        <JsonField<Step[]>
-          key={`c${JSON.stringify(step.compensation)}`}
-          label="compensation (steps that undo it)"
-          value={step.compensation}
-          onChange={(v) => onChange({ compensation: v })}
-        />
-        <JsonField<Check[]>
-          key={`k${JSON.stringify(step.check)}`}
-          label="checks after the action" value={step.check} onChange={(v) => onChange({ check: v })} />
+        <VerifyForm backend={backend} verify={step.verify} onChange={(verify) => onChange({ verify })} />
+        <CompensationList steps={step.compensation} onChange={(compensation) => onChange({ compensation })} />
+        {step.action !== "wait_for" && step.action !== "assert" && (
+          <CheckList
+            backend={backend}
+            title="checks after the action (waited on until they hold)"
+            checks={step.check}
+            onChange={(check) => onChange({ check })}
+          />
+        )}
         <label>
           timeout ms
           <input
@@ -240,6 +239,28 @@ function StepCard({
             onChange={(e) => onChange({ timeout_ms: e.target.value ? Number(e.target.value) : undefined })}
           />
         </label>
+        <details className="json-escape">
+          <summary>edit as JSON</summary>
+          {/* Keyed by value: a reordered or reloaded step, or a form edit, shows its own JSON. */}
+          <JsonField<Check>
+            key={`v${JSON.stringify(step.verify)}`}
+            label="verify as JSON"
+            value={step.verify}
+            onChange={(v) => onChange({ verify: v })}
+          />
+          <JsonField<Step[]>
+            key={`c${JSON.stringify(step.compensation)}`}
+            label="compensation as JSON"
+            value={step.compensation}
+            onChange={(v) => onChange({ compensation: v })}
+          />
+          <JsonField<Check[]>
+            key={`k${JSON.stringify(step.check)}`}
+            label="checks as JSON"
+            value={step.check}
+            onChange={(v) => onChange({ check: v })}
+          />
+        </details>
       </details>
       <div className="step-meta">
         {step.check?.map((c, i) => (
@@ -404,6 +425,15 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
         <aside className="target-tools" aria-label="Target tools">
           <h3>Target of step {selected + 1}</h3>
           <p className="muted">{describeTarget(step?.target)}</p>
+          {step?.target?.crop && (
+            <figure className="target-crop" data-testid="target-crop">
+              <Crop backend={backend} path={step.target.crop} large />
+              <figcaption className="muted">
+                crop <code>{step.target.crop}</code>
+                {!step.target.text && !step.target.near && " — this control is known by its pixels alone"}
+              </figcaption>
+            </figure>
+          )}
           <div className="toolbar">
             <button
               disabled={busy}
