@@ -155,6 +155,38 @@ test("verify, checks and compensation are edited as forms; a crop alone is a tar
   await page.screenshot({ path: `${SHOTS}/studio-editor-forms.png`, fullPage: true });
 });
 
+test("a verify's target is picked on the captured window, not typed", async ({ page }) => {
+  await page.goto("/");
+  await page.getByTestId("flow-login_edit_save.toml").getByRole("button", { name: "Open" }).click();
+  const edit = page.getByTestId("step-5");
+  await edit.getByText("verify, compensation, checks, timeout").click();
+  await edit.getByRole("button", { name: "Add verify" }).click();
+  const pick = edit.getByRole("button", { name: "pick verify on the screenshot" });
+  await pick.click();
+  await expect(pick).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("pick-into")).toHaveText(
+    "Capture the window, then click the control for the target its verify looks for of step 6: Mend proposes its text, role and box.",
+  );
+  await page.getByRole("button", { name: "Capture window" }).click();
+  await page.getByTestId("screenshot").click({ position: { x: 200, y: 40 } });
+  const verify = edit.getByRole("group", { name: "verify", exact: true });
+  await expect(verify.getByLabel("check text")).toHaveValue("查询");
+  await expect(verify.getByLabel("check role")).toHaveValue("button");
+  await expect(pick).toHaveAttribute("aria-pressed", "false");
+  await expect(page.getByTestId("pick-into")).toContainText("the step's target of step 6");
+  await expect(edit.getByLabel("target text")).toHaveValue("编辑");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("save-status")).toHaveText("saved");
+  const saved = (await page.evaluate(
+    () => (window as unknown as { __mendMock: { saved: Record<string, unknown> } }).__mendMock.saved["login_edit_save.toml"],
+  )) as { step: Record<string, unknown>[] };
+  expect(saved.step[5]).toMatchObject({
+    id: "edit",
+    target: { text: "编辑", role: "button", crop: "login_edit_save.crops/edit.png" },
+    verify: { exists: { text: "查询", role: "button", recorded: { x: 380, y: 62, w: 100, h: 34 } } },
+  });
+});
+
 test("a step that a crash would leave unverifiable carries a warning after saving", async ({ page }) => {
   await page.goto("/");
   await page.getByTestId("flow-login_edit_save.toml").getByRole("button", { name: "Open" }).click();

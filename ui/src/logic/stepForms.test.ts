@@ -3,6 +3,7 @@ import { createMockBackend, type Check, type Flow, type Step, type TargetSpec } 
 import flows from "../backend/recorded/flows.json";
 import { describeTarget, updateStep, updateTarget } from "./flowEdit";
 import {
+  applyProposalInto,
   applyTargetFields,
   checkFields,
   checkFromFields,
@@ -13,11 +14,13 @@ import {
   moveAt,
   newCheck,
   newCompensationStep,
+  pickWindow,
   removeAt,
   replaceAt,
   roleOptions,
   stepProblem,
   targetProblem,
+  withCheckTarget,
 } from "./stepForms";
 
 /** A target with every key the check form does not show. */
@@ -213,6 +216,54 @@ describe("compensation forms", () => {
     expect(moveAt(list, 0, -1)).toEqual(list);
     expect(list).toEqual(["a", "b", "c"]);
     expect(removeAt(undefined, 0)).toEqual([]);
+  });
+});
+
+describe("picking a check's target on the captured window", () => {
+  const proposal = {
+    target: { text: "编辑", role: "button", recorded: { x: 40, y: 334, w: 100, h: 34 } },
+    rect: { x: 40, y: 334, w: 100, h: 34 },
+    role: "button",
+  };
+  const flow: Flow = {
+    version: 1,
+    name: "f",
+    window: { title: "客户管理系统" },
+    step: [
+      {
+        action: "click",
+        target: { text: "查询", role: "button", crop: "f.crops/search.png" },
+        verify: { exists: { text: "?", window: "提示", crop: "f.crops/old.png" } },
+        check: [{ window_title: "客户管理系统" }, { text_matches: { target: { near: "电话" }, pattern: "^1" } }],
+      },
+    ],
+  };
+
+  it("puts the picked control into the verify, keeping its kind and window, dropping the old crop", () => {
+    const next = applyProposalInto(flow, 0, { into: "verify" }, proposal);
+    expect(next.step[0].verify).toEqual({
+      exists: { text: "编辑", role: "button", window: "提示", recorded: { x: 40, y: 334, w: 100, h: 34 } },
+    });
+    expect(next.step[0].target).toEqual(flow.step[0].target);
+    expect(next.step[0].check).toEqual(flow.step[0].check);
+  });
+
+  it("puts it into one check of the list, keeping the pattern; a title check has no target to take it", () => {
+    const next = applyProposalInto(flow, 0, { into: "check", index: 1 }, proposal);
+    expect(next.step[0].check![1]).toEqual({
+      text_matches: { target: { near: "电话", ...proposal.target }, pattern: "^1" },
+    });
+    expect(next.step[0].check![0]).toEqual({ window_title: "客户管理系统" });
+    expect(applyProposalInto(flow, 0, { into: "check", index: 0 }, proposal).step[0].check).toEqual(flow.step[0].check);
+    expect(applyProposalInto(flow, 0, { into: "check", index: 5 }, proposal)).toBe(flow);
+    expect(withCheckTarget({ window_title: "x" }, { text: "y" })).toEqual({ window_title: "x" });
+  });
+
+  it("puts it into the step's target as before, and captures the window the target names", () => {
+    expect(applyProposalInto(flow, 0, { into: "target" }, proposal).step[0].target).toEqual(proposal.target);
+    expect(pickWindow(flow.step[0], { into: "verify" })).toBe("提示");
+    expect(pickWindow(flow.step[0], { into: "check", index: 1 })).toBeUndefined();
+    expect(pickWindow({ action: "click", target: { text: "确定", window: "确认" } }, { into: "target" })).toBe("确认");
   });
 });
 

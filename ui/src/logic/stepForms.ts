@@ -1,5 +1,5 @@
-import type { Action, Check, Step, TargetSpec } from "../backend";
-import { clean, needsTarget } from "./flowEdit";
+import type { Action, Check, Flow, Proposal, Step, TargetSpec } from "../backend";
+import { applyProposal, clean, needsTarget, updateStep } from "./flowEdit";
 
 /**
  * The small forms that edit a step's `verify`, its `check` list and its `compensation` steps
@@ -258,4 +258,52 @@ export function moveAt<T>(list: T[] | undefined, from: number, to: number): T[] 
   const [x] = out.splice(from, 1);
   out.splice(to, 0, x);
   return out;
+}
+
+/** Where a control picked on the captured window goes: the step's target, or a check's. */
+export type PickInto = { into: "target" } | { into: "verify" } | { into: "check"; index: number };
+
+/** A check with its target replaced (a `window_title` check has none and is returned as it is). */
+export function withCheckTarget(c: Check, t: TargetSpec): Check {
+  if ("exists" in c) return { exists: t };
+  if ("not_exists" in c) return { not_exists: t };
+  if ("text_matches" in c) return { text_matches: { ...c.text_matches, target: t } };
+  return c;
+}
+
+/**
+ * A proposal from clicking the captured window, taken as the target of the step or of one of its
+ * checks: the proposal's text, role and box over the old target, whose crop (of another control)
+ * is dropped; the rest of the old target (near, window, context, synonyms) stays.
+ */
+export function applyProposalInto(flow: Flow, at: number, dest: PickInto, p: Proposal): Flow {
+  const s = flow.step[at];
+  if (!s) return flow;
+  const take = (old: TargetSpec | undefined) => clean({ ...(old ?? {}), ...p.target, crop: undefined });
+  switch (dest.into) {
+    case "target":
+      return applyProposal(flow, at, p);
+    case "verify":
+      return s.verify ? updateStep(flow, at, { verify: withCheckTarget(s.verify, take(checkTarget(s.verify))) }) : flow;
+    case "check": {
+      const c = s.check?.[dest.index];
+      if (!c) return flow;
+      return updateStep(flow, at, { check: replaceAt(s.check, dest.index, withCheckTarget(c, take(checkTarget(c)))) });
+    }
+  }
+}
+
+/** How the editor names where the next pick goes. */
+export function describePickInto(dest: PickInto): string {
+  if (dest.into === "target") return "the step's target";
+  if (dest.into === "verify") return "the target its verify looks for";
+  return `the target check ${dest.index + 1} looks at`;
+}
+
+/** The window a pick's target is in (a dialog named by the target), if it names one. */
+export function pickWindow(s: Step | undefined, dest: PickInto): string | undefined {
+  if (!s) return undefined;
+  if (dest.into === "target") return s.target?.window;
+  const c = dest.into === "verify" ? s.verify : s.check?.[dest.index];
+  return (c && checkTarget(c)?.window) || s.target?.window;
 }

@@ -15,7 +15,6 @@ import {
 } from "../backend";
 import {
   addStep,
-  applyProposal,
   describeCheck,
   describeTarget,
   moveStep,
@@ -24,7 +23,7 @@ import {
   updateStep,
   updateTarget,
 } from "../logic/flowEdit";
-import { roleOptions } from "../logic/stepForms";
+import { applyProposalInto, describePickInto, pickWindow, roleOptions, type PickInto } from "../logic/stepForms";
 import { Screenshot, type Box } from "./Screenshot";
 import { CheckList, CompensationList, Crop, VerifyForm } from "./StepForms";
 
@@ -83,11 +82,16 @@ function StepCard({
   onMove,
   onRemove,
   onDrop,
+  pick,
+  onPick,
 }: {
   backend: Backend;
   step: Step;
   index: number;
   selected: boolean;
+  /** Where the next pick on the captured window goes, when this step is selected. */
+  pick: PickInto | null;
+  onPick: (dest: PickInto) => void;
   error: BackendError | null;
   warning: string | null;
   onSelect: () => void;
@@ -216,11 +220,19 @@ function StepCard({
           title={`${step.action === "assert" ? "asserts" : "waits for"} (all must hold)`}
           checks={step.check}
           onChange={(check) => onChange({ check })}
+          onPick={(index) => onPick({ into: "check", index })}
+          picking={pick?.into === "check" ? pick.index : null}
         />
       )}
       <details className="step-more" onClick={(e) => e.stopPropagation()}>
         <summary>verify, compensation, checks, timeout</summary>
-        <VerifyForm backend={backend} verify={step.verify} onChange={(verify) => onChange({ verify })} />
+        <VerifyForm
+          backend={backend}
+          verify={step.verify}
+          onChange={(verify) => onChange({ verify })}
+          onPick={() => onPick({ into: "verify" })}
+          picking={pick?.into === "verify"}
+        />
         <CompensationList steps={step.compensation} onChange={(compensation) => onChange({ compensation })} />
         {step.action !== "wait_for" && step.action !== "assert" && (
           <CheckList
@@ -228,6 +240,8 @@ function StepCard({
             title="checks after the action (waited on until they hold)"
             checks={step.check}
             onChange={(check) => onChange({ check })}
+            onPick={(index) => onPick({ into: "check", index })}
+            picking={pick?.into === "check" ? pick.index : null}
           />
         )}
         <label>
@@ -296,6 +310,9 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
   const [shot, setShot] = useState<Shot | null>(null);
   const [located, setLocated] = useState<LocateResult | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Where the next click on the captured window goes; the window title it was captured by. */
+  const [pickInto, setPickInto] = useState<PickInto>({ into: "target" });
+  const [shotTitle, setShotTitle] = useState<string>("");
 
   useEffect(() => {
     if (!file) return;
@@ -405,18 +422,29 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
               step={s}
               index={i}
               selected={i === selected}
+              pick={i === selected ? pickInto : null}
+              onPick={(dest) => {
+                setSelected(i);
+                setPickInto(dest);
+              }}
               error={error && error.step === i ? error.error : null}
               warning={warnings.find((w) => w.step === i)?.message ?? null}
-              onSelect={() => setSelected(i)}
+              onSelect={() => {
+                if (i === selected) return;
+                setSelected(i);
+                setPickInto({ into: "target" });
+              }}
               onChange={(patch) => setFlow(updateStep(flow, i, patch))}
               onTarget={(patch) => setFlow(updateTarget(flow, i, patch))}
               onMove={(to) => {
                 setFlow(moveStep(flow, i, to));
                 setSelected(Math.max(0, Math.min(to, flow.step.length - 1)));
+                setPickInto({ into: "target" });
               }}
               onRemove={() => {
                 setFlow(removeStep(flow, i));
                 setSelected(0);
+                setPickInto({ into: "target" });
               }}
               onDrop={(from) => setFlow(moveStep(flow, from, i))}
             />
@@ -439,9 +467,16 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
               disabled={busy}
               onClick={() => {
                 setBusy(true);
+                const by = pickWindow(step, pickInto) ?? title;
                 backend
-                  .captureWindow(step?.target?.window ?? title)
-                  .then(setShot, (e) => setError({ error: toBackendError(e), step: null }))
+                  .captureWindow(by)
+                  .then(
+                    (s) => {
+                      setShot(s);
+                      setShotTitle(by);
+                    },
+                    (e) => setError({ error: toBackendError(e), step: null }),
+                  )
                   .finally(() => setBusy(false));
               }}
             >
@@ -468,19 +503,28 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
                 : `${located.error?.code}: ${located.error?.message}`}
             </p>
           )}
+          {(shot || pickInto.into !== "target") && (
+            <p className="muted" data-testid="pick-into">
+              {shot ? "Click" : "Capture the window, then click"} the control for {describePickInto(pickInto)} of step{" "}
+              {selected + 1}: Mend proposes its text, role and box.
+            </p>
+          )}
           {shot && (
             <>
-              <p className="muted">Click the control this step means: Mend proposes its text, role and box.</p>
               <Screenshot
                 src={shot.png}
                 alt={`window ${shot.title}`}
                 boxes={boxes}
                 onPick={(p) => {
                   setBusy(true);
+                  const dest = pickInto;
                   backend
-                    .proposeTarget(step?.target?.window ?? title, p.x, p.y)
+                    .proposeTarget(shotTitle, p.x, p.y)
                     .then(
-                      (prop) => setFlow(applyProposal(flow, selected, prop)),
+                      (prop) => {
+                        setFlow(applyProposalInto(flow, selected, dest, prop));
+                        setPickInto({ into: "target" });
+                      },
                       (e) => setError({ error: toBackendError(e), step: null }),
                     )
                     .finally(() => setBusy(false));

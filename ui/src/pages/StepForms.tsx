@@ -57,12 +57,17 @@ export function CheckForm({
   check,
   onChange,
   onRemove,
+  onPick,
+  picking = false,
 }: {
   backend: Backend;
   name: string;
   check: Check;
   onChange: (c: Check) => void;
   onRemove: () => void;
+  /** Makes the next click on the captured window this check's target. */
+  onPick?: () => void;
+  picking?: boolean;
 }) {
   const f = checkFields(check);
   const target = checkTarget(check);
@@ -115,6 +120,20 @@ export function CheckForm({
               />
             </label>
           )}
+          {onPick && (
+            <button
+              aria-label={`pick ${name} on the screenshot`}
+              aria-pressed={picking}
+              className={picking ? "picking" : undefined}
+              title="the next click on the captured window names this target"
+              onClick={(e) => {
+                e.stopPropagation();
+                onPick();
+              }}
+            >
+              ⌖ pick
+            </button>
+          )}
         </>
       )}
       <button aria-label={`remove ${name}`} onClick={onRemove}>
@@ -130,16 +149,28 @@ export function VerifyForm({
   backend,
   verify,
   onChange,
+  onPick,
+  picking = false,
 }: {
   backend: Backend;
   verify: Check | undefined;
   onChange: (c: Check | undefined) => void;
+  onPick?: () => void;
+  picking?: boolean;
 }) {
   return (
     <div className="form-list">
       <span className="form-list-title">verify (how to tell it took effect)</span>
       {verify ? (
-        <CheckForm backend={backend} name="verify" check={verify} onChange={onChange} onRemove={() => onChange(undefined)} />
+        <CheckForm
+          backend={backend}
+          name="verify"
+          check={verify}
+          onChange={onChange}
+          onRemove={() => onChange(undefined)}
+          onPick={onPick}
+          picking={picking}
+        />
       ) : (
         <button onClick={() => onChange(newCheck())}>Add verify</button>
       )}
@@ -153,11 +184,16 @@ export function CheckList({
   title,
   checks,
   onChange,
+  onPick,
+  picking = null,
 }: {
   backend: Backend;
   title: string;
   checks: Check[] | undefined;
   onChange: (c: Check[]) => void;
+  onPick?: (index: number) => void;
+  /** The check the next pick goes to, if any. */
+  picking?: number | null;
 }) {
   return (
     <div className="form-list" role="group" aria-label="checks">
@@ -170,6 +206,8 @@ export function CheckList({
           check={c}
           onChange={(v) => onChange(replaceAt(checks, i, v))}
           onRemove={() => onChange(removeAt(checks, i))}
+          onPick={onPick && (() => onPick(i))}
+          picking={picking === i}
         />
       ))}
       <button onClick={() => onChange([...(checks ?? []), newCheck()])}>Add check</button>
