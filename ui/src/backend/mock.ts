@@ -1,6 +1,6 @@
 import flows from "./recorded/flows.json";
 import runs from "./recorded/runs.json";
-import { needsTarget } from "../logic/flowEdit";
+import { stepProblem } from "../logic/stepForms";
 import type {
   Backend,
   BackendError,
@@ -83,16 +83,12 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
     setTimeout(next, tick);
   }
 
+  /** The engine's step rules (`check_step`: targets, checks, verify, compensation), at their step. */
   function validate(flow: Flow): { error: BackendError | null; step: number | null } {
     for (const [i, s] of flow.step.entries()) {
-      if (needsTarget(s.action) && !(s.target?.text || s.target?.near || s.target?.crop)) {
-        return {
-          error: { code: "FLOW_INVALID", message: `${"flow"}:${i + 1}:1: step ${i + 1}: ${s.action} needs a target with text, near or crop` },
-          step: i,
-        };
-      }
-      if (s.action === "type" && !s.text) {
-        return { error: { code: "FLOW_INVALID", message: `step ${i + 1}: type needs text` }, step: i };
+      const problem = stepProblem(s);
+      if (problem) {
+        return { error: { code: "FLOW_INVALID", message: `flow:${i + 1}:1: step ${i + 1}: ${problem}` }, step: i };
       }
     }
     return { error: null, step: null };

@@ -38,7 +38,7 @@ export function applyProposal(flow: Flow, at: number, p: Proposal): Flow {
 }
 
 /** Drop empty strings and undefined so the saved TOML has no `text = ""`. */
-function clean<T extends object>(o: T): T {
+export function clean<T extends object>(o: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) continue;
@@ -49,8 +49,11 @@ function clean<T extends object>(o: T): T {
 
 export function describeTarget(t?: TargetSpec): string {
   if (!t) return "—";
+  const where = t.window ? ` in ${t.window}` : "";
+  // A control known by its pixels alone (issue 14): named by its crop's file.
+  if (t.text === undefined && t.near === undefined && t.crop) return `${t.role ?? "any"} by its crop ${t.crop.split("/").pop()}${where}`;
   const what = t.text ?? (t.near ? `near ${t.near}` : "?");
-  return `${t.role ?? "any"} '${what}'${t.window ? ` in ${t.window}` : ""}`;
+  return `${t.role ?? "any"} '${what}'${where}`;
 }
 
 export function describeCheck(c: Check): string {

@@ -72,10 +72,12 @@ describe("mock backend", () => {
   it("refuses to save an invalid flow and says which step", async () => {
     const b = createMockBackend({ tickMs: 0 });
     const doc = await b.loadFlow("login_edit_save.toml");
-    const bad = updateTarget(doc.flow!, 2, { text: "" });
+    // Step 4 (customer) has no crop: without its text its target names nothing. (Step 3, login,
+    // has one and stays valid: a crop alone is a target.)
+    const bad = updateTarget(doc.flow!, 3, { text: "" });
     const saved = await b.saveFlow("login_edit_save.toml", bad);
     expect(saved.error?.code).toBe("FLOW_INVALID");
-    expect(saved.error_step).toBe(2);
+    expect(saved.error_step).toBe(3);
     expect(b.saved["login_edit_save.toml"]).toBeUndefined();
   });
 

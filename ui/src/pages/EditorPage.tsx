@@ -15,7 +15,6 @@ import {
 } from "../backend";
 import {
   addStep,
-  applyProposal,
   describeCheck,
   describeTarget,
   moveStep,
@@ -24,17 +23,14 @@ import {
   updateStep,
   updateTarget,
 } from "../logic/flowEdit";
+import { applyProposalInto, describePickInto, pickWindow, roleOptions, type PickInto } from "../logic/stepForms";
 import { Screenshot, type Box } from "./Screenshot";
+import { CheckList, CompensationList, Crop, VerifyForm } from "./StepForms";
 
-function Crop({ backend, path }: { backend: Backend; path: string }) {
-  const [src, setSrc] = useState<string | null>(null);
-  useEffect(() => {
-    backend.readImage(path).then(setSrc, () => setSrc(null));
-  }, [backend, path]);
-  return src ? <img className="crop" src={src} alt={`crop ${path}`} /> : null;
-}
-
-/** A JSON editor for one structured field (verify, compensation); applied when it parses. */
+/**
+ * A JSON editor for one structured field (verify, compensation, checks); applied when it parses.
+ * The forms edit these fields; this stays as the way to reach what they do not show.
+ */
 function JsonField<T>({
   label,
   value,
@@ -86,11 +82,16 @@ function StepCard({
   onMove,
   onRemove,
   onDrop,
+  pick,
+  onPick,
 }: {
   backend: Backend;
   step: Step;
   index: number;
   selected: boolean;
+  /** Where the next pick on the captured window goes, when this step is selected. */
+  pick: PickInto | null;
+  onPick: (dest: PickInto) => void;
   error: BackendError | null;
   warning: string | null;
   onSelect: () => void;
@@ -172,7 +173,7 @@ function StepCard({
               value={step.target?.role ?? "any"}
               onChange={(e) => onTarget({ role: e.target.value })}
             >
-              {["any", "button", "field", "label", "text", "menu", "column_header", "row", "table"].map((r) => (
+              {roleOptions(step.target?.role).map((r) => (
                 <option key={r}>{r}</option>
               ))}
             </select>
@@ -213,24 +214,36 @@ function StepCard({
           <input aria-label="keys" value={step.keys ?? ""} onChange={(e) => onChange({ keys: e.target.value })} />
         </label>
       )}
+      {(step.action === "wait_for" || step.action === "assert") && (
+        <CheckList
+          backend={backend}
+          title={`${step.action === "assert" ? "asserts" : "waits for"} (all must hold)`}
+          checks={step.check}
+          onChange={(check) => onChange({ check })}
+          onPick={(index) => onPick({ into: "check", index })}
+          picking={pick?.into === "check" ? pick.index : null}
+        />
+      )}
       <details className="step-more" onClick={(e) => e.stopPropagation()}>
         <summary>verify, compensation, checks, timeout</summary>
-        {/* Keyed by value: a reordered or reloaded step shows its own JSON, not stale text. */}
-        <JsonField<Check>
-          key={`v${JSON.stringify(step.verify)}`}
-          label="verify (how to tell it took effect)"
-          value={step.verify}
-          onChange={(v) => onChange({ verify: v })}
+        <VerifyForm
+          backend={backend}
+          verify={step.verify}
+          onChange={(verify) => onChange({ verify })}
+          onPick={() => onPick({ into: "verify" })}
+          picking={pick?.into === "verify"}
         />
-        <JsonField<Step[]>
-          key={`c${JSON.stringify(step.compensation)}`}
-          label="compensation (steps that undo it)"
-          value={step.compensation}
-          onChange={(v) => onChange({ compensation: v })}
-        />
-        <JsonField<Check[]>
-          key={`k${JSON.stringify(step.check)}`}
-          label="checks after the action" value={step.check} onChange={(v) => onChange({ check: v })} />
+        <CompensationList steps={step.compensation} onChange={(compensation) => onChange({ compensation })} />
+        {step.action !== "wait_for" && step.action !== "assert" && (
+          <CheckList
+            backend={backend}
+            title="checks after the action (waited on until they hold)"
+            checks={step.check}
+            onChange={(check) => onChange({ check })}
+            onPick={(index) => onPick({ into: "check", index })}
+            picking={pick?.into === "check" ? pick.index : null}
+          />
+        )}
         <label>
           timeout ms
           <input
@@ -240,6 +253,28 @@ function StepCard({
             onChange={(e) => onChange({ timeout_ms: e.target.value ? Number(e.target.value) : undefined })}
           />
         </label>
+        <details className="json-escape">
+          <summary>edit as JSON</summary>
+          {/* Keyed by value: a reordered or reloaded step, or a form edit, shows its own JSON. */}
+          <JsonField<Check>
+            key={`v${JSON.stringify(step.verify)}`}
+            label="verify as JSON"
+            value={step.verify}
+            onChange={(v) => onChange({ verify: v })}
+          />
+          <JsonField<Step[]>
+            key={`c${JSON.stringify(step.compensation)}`}
+            label="compensation as JSON"
+            value={step.compensation}
+            onChange={(v) => onChange({ compensation: v })}
+          />
+          <JsonField<Check[]>
+            key={`k${JSON.stringify(step.check)}`}
+            label="checks as JSON"
+            value={step.check}
+            onChange={(v) => onChange({ check: v })}
+          />
+        </details>
       </details>
       <div className="step-meta">
         {step.check?.map((c, i) => (
@@ -275,6 +310,9 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
   const [shot, setShot] = useState<Shot | null>(null);
   const [located, setLocated] = useState<LocateResult | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Where the next click on the captured window goes; the window title it was captured by. */
+  const [pickInto, setPickInto] = useState<PickInto>({ into: "target" });
+  const [shotTitle, setShotTitle] = useState<string>("");
 
   useEffect(() => {
     if (!file) return;
@@ -384,18 +422,29 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
               step={s}
               index={i}
               selected={i === selected}
+              pick={i === selected ? pickInto : null}
+              onPick={(dest) => {
+                setSelected(i);
+                setPickInto(dest);
+              }}
               error={error && error.step === i ? error.error : null}
               warning={warnings.find((w) => w.step === i)?.message ?? null}
-              onSelect={() => setSelected(i)}
+              onSelect={() => {
+                if (i === selected) return;
+                setSelected(i);
+                setPickInto({ into: "target" });
+              }}
               onChange={(patch) => setFlow(updateStep(flow, i, patch))}
               onTarget={(patch) => setFlow(updateTarget(flow, i, patch))}
               onMove={(to) => {
                 setFlow(moveStep(flow, i, to));
                 setSelected(Math.max(0, Math.min(to, flow.step.length - 1)));
+                setPickInto({ into: "target" });
               }}
               onRemove={() => {
                 setFlow(removeStep(flow, i));
                 setSelected(0);
+                setPickInto({ into: "target" });
               }}
               onDrop={(from) => setFlow(moveStep(flow, from, i))}
             />
@@ -404,14 +453,30 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
         <aside className="target-tools" aria-label="Target tools">
           <h3>Target of step {selected + 1}</h3>
           <p className="muted">{describeTarget(step?.target)}</p>
+          {step?.target?.crop && (
+            <figure className="target-crop" data-testid="target-crop">
+              <Crop backend={backend} path={step.target.crop} large />
+              <figcaption className="muted">
+                crop <code>{step.target.crop}</code>
+                {!step.target.text && !step.target.near && " — this control is known by its pixels alone"}
+              </figcaption>
+            </figure>
+          )}
           <div className="toolbar">
             <button
               disabled={busy}
               onClick={() => {
                 setBusy(true);
+                const by = pickWindow(step, pickInto) ?? title;
                 backend
-                  .captureWindow(step?.target?.window ?? title)
-                  .then(setShot, (e) => setError({ error: toBackendError(e), step: null }))
+                  .captureWindow(by)
+                  .then(
+                    (s) => {
+                      setShot(s);
+                      setShotTitle(by);
+                    },
+                    (e) => setError({ error: toBackendError(e), step: null }),
+                  )
                   .finally(() => setBusy(false));
               }}
             >
@@ -438,19 +503,28 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
                 : `${located.error?.code}: ${located.error?.message}`}
             </p>
           )}
+          {(shot || pickInto.into !== "target") && (
+            <p className="muted" data-testid="pick-into">
+              {shot ? "Click" : "Capture the window, then click"} the control for {describePickInto(pickInto)} of step{" "}
+              {selected + 1}: Mend proposes its text, role and box.
+            </p>
+          )}
           {shot && (
             <>
-              <p className="muted">Click the control this step means: Mend proposes its text, role and box.</p>
               <Screenshot
                 src={shot.png}
                 alt={`window ${shot.title}`}
                 boxes={boxes}
                 onPick={(p) => {
                   setBusy(true);
+                  const dest = pickInto;
                   backend
-                    .proposeTarget(step?.target?.window ?? title, p.x, p.y)
+                    .proposeTarget(shotTitle, p.x, p.y)
                     .then(
-                      (prop) => setFlow(applyProposal(flow, selected, prop)),
+                      (prop) => {
+                        setFlow(applyProposalInto(flow, selected, dest, prop));
+                        setPickInto({ into: "target" });
+                      },
                       (e) => setError({ error: toBackendError(e), step: null }),
                     )
                     .finally(() => setBusy(false));
