@@ -55,6 +55,7 @@ fn target_args(
         offset: None,
         lang: lang.to_string(),
         image,
+        crop: None,
     }
 }
 

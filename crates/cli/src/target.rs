@@ -32,6 +32,10 @@ pub struct TargetArgs {
     /// Read this screenshot (PNG + optional JSON sidecar) instead of the live screen.
     #[arg(long)]
     pub image: Option<PathBuf>,
+    /// The control's recorded crop (a PNG): with no --text and no --near, the control is
+    /// known by its pixels alone.
+    #[arg(long)]
+    pub crop: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -55,8 +59,10 @@ impl TargetArgs {
                 self.role
             ))
         })?;
-        if self.text.is_none() && self.near.is_none() {
-            return Err(invalid("give --text LABEL or --near LABEL".into()));
+        if self.text.is_none() && self.near.is_none() && self.crop.is_none() {
+            return Err(invalid(
+                "give --text LABEL, --near LABEL or --crop PNG".into(),
+            ));
         }
         let offset = match &self.offset {
             None => None,
@@ -112,7 +118,15 @@ pub fn locate(t: &TargetArgs) -> Result<(Frame, Result<Located, Refusal>), MendE
     if let Some(m) = mend_llm::from_env(vec![]) {
         locator.semantic = Box::new(m);
     }
-    let r = locator.locate(&frame, &target, &Recorded::default());
+    let template = match &t.crop {
+        Some(p) => Some(
+            image::open(p)
+                .map_err(|e| invalid(format!("--crop {}: {e}", p.display())))?
+                .to_rgba8(),
+        ),
+        None => None,
+    };
+    let r = locator.locate(&frame, &target, &Recorded { template });
     Ok((frame, r))
 }
 

@@ -154,3 +154,117 @@ fn a_login_shown_once_is_written_as_a_flow_that_logs_in_again() {
     assert_eq!(ledger[0]["op"], "login");
     assert_eq!(ledger[0]["fields"]["user"], "admin");
 }
+
+/// A real app (xcalc, Athena): the person works 6 × 7 on the keypad. The `*` key's caption is
+/// never read by OCR, so its target is its crop alone; replayed on a fresh calculator, the
+/// display (read through the calculator's own copy command) says 42.
+#[test]
+fn calculator_keys_shown_once_replay_with_a_key_known_by_its_pixels() {
+    use mend_capture::{Capture, WindowQuery, XcapCapture};
+    use mend_testkit::real::{self, RealApp};
+    let _d = Desktop::start().expect("desktop");
+    let spec = real::load_app("xcalc").unwrap();
+    let look = spec.look("default").unwrap();
+    let task = spec.task("multiply").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("multiply.toml");
+    let truth: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            mend_testkit::repo_root().join("fixtures/real-apps/screens/xcalc/default.truth.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let case = tempfile::tempdir().unwrap();
+    let app = RealApp::start(&spec, look, &task, case.path()).expect("xcalc");
+    let frame = XcapCapture
+        .capture(&WindowQuery::title("^Calculator$").unwrap())
+        .unwrap();
+    let key = |label: &str| {
+        let t = truth["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["label"] == label)
+            .unwrap_or_else(|| panic!("no key {label}"));
+        let b = &t["box"];
+        let n = |k: &str| b[k].as_i64().unwrap() as i32;
+        let r = frame
+            .info
+            .to_screen(&mend_model::Rect::new(n("x"), n("y"), n("w"), n("h")));
+        (r.x + r.w / 2, r.y + r.h / 2)
+    };
+    let mut teach = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["teach"])
+        .arg(&flow)
+        .args(["--window", "^Calculator$", "--lang", "eng"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mend teach");
+    let mut out = BufReader::new(teach.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("recording in"), "{line}");
+    for k in ["6", "*", "7", "="] {
+        let (x, y) = key(k);
+        xdotool(&["mousemove", &x.to_string(), &y.to_string()]);
+        std::thread::sleep(Duration::from_millis(300));
+        xdotool(&["click", "1"]);
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    Command::new("kill")
+        .args(["-INT", &teach.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(teach.wait().unwrap().success());
+    let mut printed = line;
+    for l in out.lines() {
+        printed.push_str(&l.unwrap());
+        printed.push('\n');
+    }
+    eprintln!("{printed}");
+    drop(app);
+    let src = std::fs::read_to_string(&flow).unwrap();
+    if let Some(keep) = std::env::var_os("MEND_TEACH_KEEP") {
+        let _ = Command::new("cp")
+            .arg("-r")
+            .arg(dir.path())
+            .arg(keep)
+            .status();
+    }
+    let parsed = mend_model::parse_flow("multiply.toml", &src, &[]).unwrap();
+    assert_eq!(parsed.steps.len(), 4, "{src}");
+    assert!(
+        parsed.steps.iter().all(|s| s
+            .target
+            .as_ref()
+            .is_some_and(|t| t.crop.is_some() && t.role.as_deref() == Some("button"))),
+        "every key is a button with its crop: {src}"
+    );
+    let star = parsed.steps[1].target.clone().unwrap();
+    assert!(
+        star.text.is_none() || star.text.as_deref() == Some("*"),
+        "the * key by its pixels (or its true caption): {src}"
+    );
+
+    let case = tempfile::tempdir().unwrap();
+    let mut app = RealApp::start(&spec, look, &task, case.path()).expect("xcalc");
+    let db = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["run"])
+        .arg(&flow)
+        .args(["--json", "--db"])
+        .arg(db.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(real::read_display(&mut app).as_deref(), Some("42"));
+}

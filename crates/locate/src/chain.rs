@@ -324,7 +324,9 @@ impl Locator {
 }
 
 /// Pearson's r from which a place counts as showing the recorded crop (at any of the scales).
-const PIXELS_MIN: f32 = 0.8;
+/// High: a glyph in another font correlates with a different glyph (a "+" crop with "÷" at
+/// 0.88 after a font change), and a click there is a wrong action.
+const PIXELS_MIN: f32 = 0.93;
 
 /// Is `second` a look-alike of `best`? The pixels tell two places apart only when the second
 /// is clearly further from a perfect match than the best: its shortfall (1 − r) at least twice
@@ -346,7 +348,31 @@ fn by_pixels(scene: &mut Scene, target: &Target, tmpl: &RgbaImage) -> Result<Loc
         frame.image.height() as i32,
     );
     let floor = 0.5;
-    let places = template_places(&frame.image, tmpl, whole, &SCALES, floor, 3);
+    // The crop's inside, its frame left out: a control's frame is most of its pixels and
+    // changes with hover and focus (a key drawn with a thick border while the pointer is on
+    // it matched another hovered key better than itself), while what tells two controls apart
+    // — a glyph, an icon — is inside.
+    let inset = (tmpl.width().min(tmpl.height()) / 8).max(2);
+    let inner = if tmpl.width() > 4 * inset + 4 && tmpl.height() > 4 * inset + 4 {
+        image::imageops::crop_imm(
+            tmpl,
+            inset,
+            inset,
+            tmpl.width() - 2 * inset,
+            tmpl.height() - 2 * inset,
+        )
+        .to_image()
+    } else {
+        tmpl.clone()
+    };
+    let grown = inner.width() < tmpl.width();
+    let mut places = template_places(&frame.image, &inner, whole, &SCALES, floor, 3);
+    if grown {
+        for p in &mut places {
+            let d = (inset as f32 * p.scale).round() as i32;
+            p.rect = p.rect.inflate(d);
+        }
+    }
     let cand = |h: &mend_vision::TemplateHit| Candidate {
         rect: h.rect,
         text: String::new(),
@@ -376,14 +402,15 @@ fn by_pixels(scene: &mut Scene, target: &Target, tmpl: &RgbaImage) -> Result<Loc
             candidates,
         ));
     }
-    // Snap to the framed control the pixels show, when the match is that control.
+    // Snap to the framed control the pixels lie in (the same control drawn larger keeps its
+    // inside's pixels: the box is the whole control, its centre the click).
     let rect = scene
         .boxes()
         .iter()
-        .filter(|b| b.rect.contains(best.rect.center()))
+        .filter(|b| b.rect.contains(best.rect.center()) && b.rect.area() <= 4 * best.rect.area())
         .min_by_key(|b| b.rect.area())
         .map(|b| b.rect)
-        .filter(|b| b.iou(&best.rect) >= 0.7)
+        .filter(|b| b.iou(&best.rect) >= 0.7 || b.union(&best.rect) == *b)
         .unwrap_or(best.rect);
     Ok(Located {
         strategy: Strategy::Exact,

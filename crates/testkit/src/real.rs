@@ -790,7 +790,7 @@ fn state(why: Vec<String>, done: usize, none: usize, n: usize) -> (EffectState, 
 /// The display of a calculator whose widgets are X windows (Athena): the widest leaf window
 /// of the app's tree. A click there is the app's own copy command (it takes the PRIMARY
 /// selection); the selection is then read with `xsel`.
-fn read_display(app: &mut RealApp) -> Option<String> {
+pub fn read_display(app: &mut RealApp) -> Option<String> {
     if !app.running() {
         return None;
     }
