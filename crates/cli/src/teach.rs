@@ -201,8 +201,8 @@ impl Teacher {
                 shift,
                 ctrl,
                 alt,
-                ..
-            } => self.key(keysym, shift, ctrl, alt),
+                at,
+            } => self.key(keysym, shift, ctrl, alt, at),
         }
     }
 
@@ -251,7 +251,7 @@ impl Teacher {
         if !matches!(button, 1 | 3) {
             return Ok(()); // the wheel and the middle button are not recorded
         }
-        self.flush_typing();
+        self.flush_typing(Some(at));
         if self.proposal.is_some() {
             self.propose();
         }
@@ -401,6 +401,20 @@ impl Teacher {
                         spec.recorded = Some(l.rect());
                         caption = spec.text.clone();
                     }
+                    // Blank space right of a label on its row: a field whose frame is too
+                    // faint to see (GTK, Swing entries); it is known by that label.
+                    // (A click lands mid-field: the label may be a wide field's half away.)
+                    None if label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600).is_some() => {
+                        let l = label_line_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600)
+                            .expect("checked");
+                        spec.text = label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600);
+                        spec.role = Some("field".into());
+                        // The field as far as can be told: from the label's end, as far again
+                        // past the click, a text line tall.
+                        let x0 = l.line.x + l.line.w + 4;
+                        let h = l.line.h.max(12) + 10;
+                        spec.recorded = Some(Rect::new(x0, p.1 - h / 2, 2 * (p.0 - x0).max(20), h));
+                    }
                     None => {
                         let r = Rect::new(p.0 - 16, p.1 - 16, 32, 32);
                         spec.role = Some("any".into());
@@ -460,7 +474,14 @@ impl Teacher {
         Some(format!("{}/{file}", self.crops_rel))
     }
 
-    fn key(&mut self, keysym: u32, shift: bool, ctrl: bool, alt: bool) -> Result<(), MendError> {
+    fn key(
+        &mut self,
+        keysym: u32,
+        shift: bool,
+        ctrl: bool,
+        alt: bool,
+        at: Instant,
+    ) -> Result<(), MendError> {
         if (0xffe1..=0xffee).contains(&keysym) || keysym == 0xfe03 {
             return Ok(()); // a modifier alone
         }
@@ -477,7 +498,17 @@ impl Teacher {
         let Some(name) = key_name(keysym) else {
             return Ok(());
         };
-        self.flush_typing();
+        // Emptying the field just clicked before typing into it (ctrl+a, Home/End, BackSpace,
+        // Delete): the `type` step's `clear = true` does that, in a way that works everywhere.
+        let clearing = match name.as_str() {
+            "a" => ctrl && !alt,
+            "Home" | "End" | "BackSpace" | "Delete" => !ctrl && !alt,
+            _ => false,
+        };
+        if clearing && self.typing_into.is_some() && self.typed.is_empty() {
+            return Ok(());
+        }
+        self.flush_typing(Some(at));
         let mut chord = String::new();
         for (on, m) in [
             (ctrl, "ctrl+"),
@@ -499,7 +530,9 @@ impl Teacher {
 
     /// Typed text ends: into the field clicked before, a `type` step (or a secret when the
     /// field masks it); with no field, one `key` step per character.
-    fn flush_typing(&mut self) {
+    /// `at`: when the event that ends the typing reached us; the field is looked at on the
+    /// last frame before it (a Save click may close the dialog the field is in).
+    fn flush_typing(&mut self, at: Option<Instant>) {
         if self.typed.is_empty() {
             return;
         }
@@ -521,7 +554,7 @@ impl Teacher {
             );
             return;
         };
-        let masked = self.masked(i, &typed);
+        let masked = self.masked(i, &typed, at);
         let step = &mut self.steps[i];
         step.action = Action::Type;
         step.clear = true;
@@ -540,12 +573,21 @@ impl Teacher {
     }
 
     /// Does the field of step `i` show something other than `typed` (bullets, stars)?
-    fn masked(&mut self, i: usize, typed: &str) -> bool {
+    fn masked(&mut self, i: usize, typed: &str, at: Option<Instant>) -> bool {
         let Some(rect) = self.steps[i].target.as_ref().and_then(|t| t.recorded) else {
             return true;
         };
         let id = self.step_window[i].0;
-        let Ok(frame) = self.capture.capture_window(id) else {
+        let before = at.and_then(|at| {
+            let ring = self.ring.lock().unwrap();
+            ring.iter()
+                .rev()
+                .find(|(t, f)| {
+                    *t + BEFORE <= at && f.info.window.as_ref().is_some_and(|w| w.id == id)
+                })
+                .map(|(_, f)| f.clone())
+        });
+        let Some(frame) = before.or_else(|| self.capture.capture_window(id).ok()) else {
             return true; // cannot look: treat it as a secret, never store it
         };
         let read = self
@@ -560,7 +602,12 @@ impl Teacher {
             })
             .unwrap_or_default();
         let (read, typed) = (normalize(&read), normalize(typed));
-        !(read.contains(&typed) || similarity(&read, &typed) >= 0.8)
+        // What is shown is what was typed, or a part of it (a long text scrolled in its
+        // field): not masked. Bullets and stars share no run of 4 characters with the text.
+        let shown = read.contains(&typed)
+            || similarity(&read, &typed) >= 0.8
+            || common_run(&read, &typed) >= 4.min(typed.chars().count());
+        !shown
     }
 
     /// What the screen did after a commit-like click, as its `verify`.
@@ -621,7 +668,7 @@ impl Teacher {
     }
 
     fn finish(mut self) -> Result<ExitCode, MendError> {
-        self.flush_typing();
+        self.flush_typing(None);
         self.propose();
         if self.steps.is_empty() {
             println!("nothing was recorded: no click or key reached the watched windows");
@@ -680,6 +727,24 @@ impl Teacher {
     }
 }
 
+/// The longest run of characters `a` and `b` share.
+fn common_run(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut best = 0;
+    let mut prev = vec![0usize; b.len() + 1];
+    for x in &a {
+        let mut cur = vec![0usize; b.len() + 1];
+        for (j, y) in b.iter().enumerate() {
+            if x == y {
+                cur[j + 1] = prev[j] + 1;
+                best = best.max(cur[j + 1]);
+            }
+        }
+        prev = cur;
+    }
+    best
+}
+
 fn pt(p: (i32, i32)) -> Point {
     Point { x: p.0, y: p.1 }
 }
@@ -711,6 +776,10 @@ fn role_name(r: Role) -> String {
 
 fn reads_like_commit(caption: &str) -> bool {
     let c = caption.trim().to_lowercase();
+    // "Save As…", "Delete…": an ellipsis says more input follows (a dialog), not a commit.
+    if c.ends_with("...") || c.ends_with('…') {
+        return false;
+    }
     // "保存(S)", "&Save", "Save As…" are commits too; "Saved" is not a caption to click.
     let c: String = c
         .chars()
@@ -724,10 +793,22 @@ fn reads_like_commit(caption: &str) -> bool {
 
 /// The label a field is known by: the nearest text left of it on its row, else just above it.
 fn label_of_field(labels: &[SeenLabel], f: Rect) -> Option<String> {
+    label_beside(labels, f, 300)
+}
+
+/// `label_of_field` with `reach` pixels between the label's end and the field.
+fn label_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<String> {
+    label_line_beside(labels, f, reach)
+        .map(|l| l.text.trim().trim_end_matches([':', '：']).to_string())
+        .filter(|t| !t.is_empty())
+}
+
+/// The label beside a field: the nearest text left of it on its row, else just above it.
+fn label_line_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<&SeenLabel> {
     let left = labels
         .iter()
         .filter(|l| l.control.is_none())
-        .filter(|l| l.line.x + l.line.w <= f.x + 4 && f.x - (l.line.x + l.line.w) <= 300)
+        .filter(|l| l.line.x + l.line.w <= f.x + 4 && f.x - (l.line.x + l.line.w) <= reach)
         .filter(|l| l.line.y < f.y + f.h && f.y < l.line.y + l.line.h)
         .min_by_key(|l| f.x - (l.line.x + l.line.w));
     let above = || {
@@ -739,8 +820,6 @@ fn label_of_field(labels: &[SeenLabel], f: Rect) -> Option<String> {
             .min_by_key(|l| f.y - (l.line.y + l.line.h))
     };
     left.or_else(above)
-        .map(|l| l.text.trim().trim_end_matches([':', '：']).to_string())
-        .filter(|t| !t.is_empty())
 }
 
 /// A secret's name from its field's label: ASCII letters and digits, upper case (密码 and
@@ -833,15 +912,7 @@ mod tests {
 
     #[test]
     fn commit_captions_and_others() {
-        for c in [
-            "Save",
-            "保存(S)",
-            "&Delete",
-            "确定",
-            "OK",
-            "Log in",
-            "Save As...",
-        ] {
+        for c in ["Save", "保存(S)", "&Delete", "确定", "OK", "Log in"] {
             assert!(reads_like_commit(c), "{c}");
         }
         for c in [
@@ -854,6 +925,13 @@ mod tests {
         ] {
             assert!(!reads_like_commit(c), "{c}");
         }
+    }
+
+    #[test]
+    fn a_part_of_the_text_is_shown_text_and_bullets_are_not() {
+        assert_eq!(common_run("tmp/.tmpzcro/co", "/tmp/.tmpzcro/copy.txt"), 15);
+        assert!(common_run("eeeeeeee", "pw-s3cret") < 4);
+        assert!(common_run("********", "pw-s3cret") < 4);
     }
 
     #[test]

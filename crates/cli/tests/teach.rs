@@ -268,3 +268,115 @@ fn calculator_keys_shown_once_replay_with_a_key_known_by_its_pixels() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(real::read_display(&mut app).as_deref(), Some("42"));
 }
+
+/// Where `mend locate` finds a control now (screen pixels, its centre): the person's eyes.
+fn find(window: &str, text: &str, role: &str) -> (i32, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["locate", "--window", window, "--text", text, "--role", role])
+        .args(["--lang", "eng", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{text}: {}", String::from_utf8_lossy(&out.stderr)));
+    let b = &v["screen_box"];
+    let n = |k: &str| b[k].as_i64().unwrap() as i32;
+    (n("x") + n("w") / 2, n("y") + n("h") / 2)
+}
+
+fn click_at((x, y): (i32, i32)) {
+    xdotool(&["mousemove", &x.to_string(), &y.to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(900));
+}
+
+/// A second real app (mousepad, GTK 3): File → Save As…, a name typed into the GTK file
+/// chooser (its own window), Save. The menu item is in a popup, the field in a dialog: the
+/// flow names the dialog's window and allows it; replayed on a fresh mousepad, the file is
+/// saved again — judged by the file on disk.
+#[test]
+fn a_gtk_save_as_shown_once_replays_through_the_menu_and_the_dialog() {
+    use mend_testkit::real::{self, RealApp};
+    let _d = Desktop::start().expect("desktop");
+    let spec = real::load_app("mousepad").unwrap();
+    let look = spec.look("default").unwrap();
+    let task = spec.task("save_as").unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = out_dir.path().join("copy.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("save_as.toml");
+    let case = tempfile::tempdir().unwrap();
+    let app = RealApp::start(&spec, look, &task, case.path()).expect("mousepad");
+    let main = ".* - Mousepad";
+    let mut teach = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["teach"])
+        .arg(&flow)
+        .args(["--window", main, "--lang", "eng"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mend teach");
+    let mut out = BufReader::new(teach.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("recording in"), "{line}");
+    click_at(find(main, "File", "menu"));
+    click_at(find(main, "Save As...", "menu"));
+    std::thread::sleep(Duration::from_millis(800));
+    click_at(find("^Save As$", "Name:", "field"));
+    xdotool(&["key", "ctrl+a"]);
+    xdotool(&["type", "--delay", "40", &target.display().to_string()]);
+    std::thread::sleep(Duration::from_millis(500));
+    click_at(find("^Save As$", "Save", "button"));
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &teach.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(teach.wait().unwrap().success());
+    let mut printed = line;
+    for l in out.lines() {
+        printed.push_str(&l.unwrap());
+        printed.push('\n');
+    }
+    eprintln!("{printed}");
+    drop(app);
+    assert!(target.is_file(), "the person saved the file");
+    std::fs::remove_file(&target).unwrap();
+    let src = std::fs::read_to_string(&flow).unwrap();
+    let parsed = mend_model::parse_flow("save_as.toml", &src, &[]).unwrap();
+    assert!(
+        parsed.window.allow.iter().any(|a| a == "^Save As$"),
+        "{src}"
+    );
+    assert!(
+        parsed
+            .steps
+            .iter()
+            .any(|s| s.text.as_deref() == Some(&target.display().to_string())),
+        "{src}"
+    );
+
+    let case = tempfile::tempdir().unwrap();
+    let app = RealApp::start(&spec, look, &task, case.path()).expect("mousepad");
+    let db = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["run"])
+        .arg(&flow)
+        .args(["--json", "--db"])
+        .arg(db.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{src}\n{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    drop(app);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap().trim_end(),
+        "Invoice 4711 paid in full"
+    );
+}
