@@ -153,6 +153,41 @@ fn a_login_shown_once_is_written_as_a_flow_that_logs_in_again() {
     assert_eq!(ledger.len(), 1, "{ledger:?}");
     assert_eq!(ledger[0]["op"], "login");
     assert_eq!(ledger[0]["fields"]["user"], "admin");
+    drop(app);
+
+    // The same recorded flow on tweaked looks: it logs in as admin, or it stops with a code
+    // having done nothing — never a wrong effect.
+    for variants in [&["moved"][..], &["large_font"], &["dark_theme"]] {
+        let app = App::start("zh", variants, "login").expect("practice app");
+        let db = tempfile::tempdir().unwrap();
+        let run = Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args(["run"])
+            .arg(&flow)
+            .args(["--json", "--db"])
+            .arg(db.path())
+            .env(&name, PASSWORD)
+            .output()
+            .unwrap();
+        let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
+        std::thread::sleep(Duration::from_millis(500));
+        let ledger = app.ledger();
+        eprintln!(
+            "{variants:?}: exit {:?} code {} ledger {ledger:?}",
+            run.status.code(),
+            summary["code"]
+        );
+        match run.status.code() {
+            Some(0) => {
+                assert_eq!(ledger.len(), 1, "{variants:?}: {ledger:?}");
+                assert_eq!(ledger[0]["fields"]["user"], "admin", "{variants:?}");
+            }
+            Some(1) | Some(3) => {
+                assert!(summary["code"].is_string(), "{variants:?}: {summary}");
+                assert!(ledger.is_empty(), "{variants:?}: {ledger:?}");
+            }
+            other => panic!("{variants:?}: exit {other:?}: {summary}"),
+        }
+    }
 }
 
 /// A real app (xcalc, Athena): the person works 6 × 7 on the keypad. The `*` key's caption is

@@ -323,10 +323,21 @@ impl Locator {
     }
 }
 
-/// Pearson's r from which a place counts as showing the recorded crop (at any of the scales).
-/// High: a glyph in another font correlates with a different glyph (a "+" crop with "÷" at
-/// 0.88 after a font change), and a click there is a wrong action.
+/// Pearson's r from which a place counts as showing the recorded crop at its own size. High:
+/// a glyph in another font correlates with a different glyph (a "+" crop with "÷" at 0.88 at
+/// the same size after a font change), and a click there is a wrong action.
 const PIXELS_MIN: f32 = 0.93;
+/// The same for a crop matched at another scale (a DPI change): resampling both sides costs
+/// correlation (a key at 150 % scores 0.88), so a little less is asked.
+const PIXELS_MIN_SCALED: f32 = 0.85;
+
+fn pixels_min(scale: f32) -> f32 {
+    if scale == 1.0 {
+        PIXELS_MIN
+    } else {
+        PIXELS_MIN_SCALED
+    }
+}
 
 /// Is `second` a look-alike of `best`? The pixels tell two places apart only when the second
 /// is clearly further from a perfect match than the best: its shortfall (1 − r) at least twice
@@ -380,12 +391,13 @@ fn by_pixels(scene: &mut Scene, target: &Target, tmpl: &RgbaImage) -> Result<Loc
         score: h.score as f64,
     };
     let candidates: Vec<Candidate> = places.iter().map(cand).collect();
-    let Some(best) = places.first().filter(|b| b.score >= PIXELS_MIN) else {
+    let Some(best) = places.first().filter(|b| b.score >= pixels_min(b.scale)) else {
         return Err(Refusal::new(
             ErrorCode::LocatorNotFound,
             format!(
-                "no place in the window shows the recorded crop clearly (best match {:.2}, needs {PIXELS_MIN}); the control may be gone or redrawn. Pick it, or record the flow again",
-                places.first().map_or(0.0, |b| b.score)
+                "no place in the window shows the recorded crop clearly (best match {:.2}, needs {:.2}); the control may be gone or redrawn. Pick it, or record the flow again",
+                places.first().map_or(0.0, |b| b.score),
+                places.first().map_or(PIXELS_MIN, |b| pixels_min(b.scale))
             ),
             candidates,
         ));

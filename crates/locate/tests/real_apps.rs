@@ -565,3 +565,66 @@ fn a_control_known_only_by_its_pixels_is_found_once_or_refused() {
         "the suite has targets to try"
     );
 }
+
+/// Crop-only targets at other scales and when the control is gone: a key's crop is still found
+/// on the same window drawn at 125 % and 150 % (the whole screenshot scaled, as a DPI change
+/// does), and refused as `LOCATOR_NOT_FOUND` once that key is painted over.
+#[test]
+fn a_crop_is_found_at_125_and_150_percent_and_refused_when_its_control_is_gone() {
+    let mut loc = locator();
+    let s = load("xcalc", "default");
+    let key = s.truth["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["label"] == "7")
+        .map(|t| rect(&t["box"]))
+        .unwrap();
+    let crop = mend_vision::crop(&s.frame.image, key).unwrap();
+    let target = Target {
+        role: Role::Button,
+        ..Target::default()
+    };
+    let rec = Recorded {
+        template: Some(crop.clone()),
+    };
+    for scale in [1.25f64, 1.5] {
+        let (w, h) = s.frame.image.dimensions();
+        let img = image::imageops::resize(
+            &s.frame.image,
+            (w as f64 * scale).round() as u32,
+            (h as f64 * scale).round() as u32,
+            image::imageops::FilterType::Triangle,
+        );
+        let mut frame = s.frame.clone();
+        frame.image = img;
+        let want = Rect::new(
+            (key.x as f64 * scale) as i32,
+            (key.y as f64 * scale) as i32,
+            (key.w as f64 * scale) as i32,
+            (key.h as f64 * scale) as i32,
+        );
+        let l = loc
+            .locate(&frame, &target, &rec)
+            .unwrap_or_else(|r| panic!("{scale}: {:?}", r.error));
+        assert!(
+            want.contains(l.rect.center()),
+            "{scale}: {:?} not in {want:?}",
+            l.rect
+        );
+    }
+    // The key painted over with the window's background: nothing shows the crop any more.
+    let mut gone = s.frame.clone();
+    let bg = *gone.image.get_pixel(2, 2);
+    for y in key.y..key.y + key.h {
+        for x in key.x..key.x + key.w {
+            gone.image.put_pixel(x as u32, y as u32, bg);
+        }
+    }
+    assert_eq!(
+        loc.locate(&gone, &target, &rec)
+            .map_err(|r| r.error.code)
+            .err(),
+        Some(ErrorCode::LocatorNotFound)
+    );
+}
