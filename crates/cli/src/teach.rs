@@ -17,7 +17,7 @@ use mend_input::observe::{Observed, Observer};
 use mend_locate::text::{normalize, similarity};
 use mend_locate::{line_ocr, Locator, Recorded, Scene, SeenLabel};
 use mend_model::{
-    flow_warnings, parse_flow, Check, ErrorCode, Flow, MendError, Rect, Risk, Role, Step, Target,
+    flow_warnings, parse_flow, Check, ErrorCode, Flow, MendError, Rect, Risk, Role, Step,
     TargetSpec, WindowSpec,
 };
 use mend_model::{FlowAction as Action, Point};
@@ -446,15 +446,8 @@ impl Teacher {
     }
 
     fn resolves_to(&mut self, frame: &Frame, spec: &TargetSpec, p: (i32, i32)) -> bool {
-        let target = Target {
-            text: spec.text.clone(),
-            role: spec
-                .role
-                .as_deref()
-                .and_then(Role::parse)
-                .unwrap_or(Role::Any),
-            recorded: spec.recorded,
-            ..Target::default()
+        let Ok(target) = mend_runner::target_of(spec, &mend_runner::Row::new()) else {
+            return false;
         };
         let template = spec
             .crop

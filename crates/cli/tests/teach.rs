@@ -35,6 +35,19 @@ fn click(app: &App, role: &str, label: &str) {
     std::thread::sleep(Duration::from_millis(700));
 }
 
+/// `mend run FLOW --json` on a fresh database, with `env` set; its output.
+fn replay(flow: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let db = tempfile::tempdir().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["run"])
+        .arg(flow)
+        .args(["--json", "--db"])
+        .arg(db.path())
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
 fn everything_under(dir: &Path, out: &mut Vec<u8>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
@@ -132,15 +145,7 @@ fn a_login_shown_once_is_written_as_a_flow_that_logs_in_again() {
 
     // Replayed on a fresh app with the secret set: logged in as admin, as the person did.
     let app = App::start("zh", &[], "login").expect("practice app");
-    let db = tempfile::tempdir().unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["run"])
-        .arg(&flow)
-        .args(["--json", "--db"])
-        .arg(db.path())
-        .env(&name, PASSWORD)
-        .output()
-        .unwrap();
+    let run = replay(&flow, &[(&name, PASSWORD)]);
     let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
     assert_eq!(
         run.status.code(),
@@ -159,15 +164,7 @@ fn a_login_shown_once_is_written_as_a_flow_that_logs_in_again() {
     // having done nothing — never a wrong effect.
     for variants in [&["moved"][..], &["large_font"], &["dark_theme"]] {
         let app = App::start("zh", variants, "login").expect("practice app");
-        let db = tempfile::tempdir().unwrap();
-        let run = Command::new(env!("CARGO_BIN_EXE_mend"))
-            .args(["run"])
-            .arg(&flow)
-            .args(["--json", "--db"])
-            .arg(db.path())
-            .env(&name, PASSWORD)
-            .output()
-            .unwrap();
+        let run = replay(&flow, &[(&name, PASSWORD)]);
         let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
         std::thread::sleep(Duration::from_millis(500));
         let ledger = app.ledger();
@@ -285,14 +282,7 @@ fn calculator_keys_shown_once_replay_with_a_key_known_by_its_pixels() {
 
     let case = tempfile::tempdir().unwrap();
     let mut app = RealApp::start(&spec, look, &task, case.path()).expect("xcalc");
-    let db = tempfile::tempdir().unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["run"])
-        .arg(&flow)
-        .args(["--json", "--db"])
-        .arg(db.path())
-        .output()
-        .unwrap();
+    let run = replay(&flow, &[]);
     assert_eq!(
         run.status.code(),
         Some(0),
@@ -393,14 +383,7 @@ fn a_gtk_save_as_shown_once_replays_through_the_menu_and_the_dialog() {
 
     let case = tempfile::tempdir().unwrap();
     let app = RealApp::start(&spec, look, &task, case.path()).expect("mousepad");
-    let db = tempfile::tempdir().unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["run"])
-        .arg(&flow)
-        .args(["--json", "--db"])
-        .arg(db.path())
-        .output()
-        .unwrap();
+    let run = replay(&flow, &[]);
     assert_eq!(
         run.status.code(),
         Some(0),
