@@ -329,3 +329,28 @@ fn crash_and_resume_real_swing_save_as() {
 fn crash_and_resume_real_win32_save_as() {
     crash_real("notepad", "default", "save_as", 1);
 }
+
+/// A run killed between a key's press and its release leaves it down in the X server (here:
+/// shift, pressed and never released, as a kill mid-character would). The next run releases
+/// whatever is held before it sends anything: the user name arrives as `admin`, not `ADMIN`,
+/// and fields empty as they should (a held shift turned End into a selection).
+#[test]
+fn a_key_left_down_by_a_killed_run_is_released_before_the_next_run_types() {
+    let _d = Desktop::start().expect("desktop");
+    let app = App::start("zh", &[], "login").expect("practice app");
+    let st = Command::new("xdotool")
+        .args(["keydown", "shift"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let db = tempfile::tempdir().unwrap();
+    let out = start_run(db.path(), &LOGIN_EDIT_SAVE).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = settled_effects(&app, 2);
+    assert_eq!(got[0]["fields"]["user"], "admin", "{got:?}");
+}

@@ -118,7 +118,7 @@ impl X11Keys {
                 "no unused keycode to bind characters outside the keymap",
             ));
         }
-        Ok(X11Keys {
+        let keys = X11Keys {
             conn,
             root,
             min,
@@ -129,7 +129,49 @@ impl X11Keys {
             bound,
             next: 0,
             pressed: Default::default(),
-        })
+        };
+        keys.release_held()?;
+        Ok(keys)
+    }
+
+    /// Release every key and mouse button the server holds down. A run killed between a
+    /// press and its release (mid-chord, mid-character under shift) leaves it down, and the
+    /// next run's keys would all be read with it (shift+End selecting instead of moving, a
+    /// field that will not empty). Nothing Mend sends goes out before this.
+    pub fn release_held(&self) -> Result<(), MendError> {
+        let map = self
+            .conn
+            .query_keymap()
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?
+            .keys;
+        for (byte, bits) in map.iter().enumerate() {
+            for bit in 0..8 {
+                if bits & (1 << bit) != 0 {
+                    let code = (byte * 8 + bit) as u8;
+                    self.conn
+                        .xtest_fake_input(KEY_RELEASE, code, 0, self.root, 0, 0, 0)
+                        .map_err(x_err)?;
+                }
+            }
+        }
+        let mask = u16::from(
+            self.conn
+                .query_pointer(self.root)
+                .map_err(x_err)?
+                .reply()
+                .map_err(x_err)?
+                .mask,
+        );
+        for button in 1u8..=5 {
+            if mask & (0x80 << button) != 0 {
+                self.conn
+                    .xtest_fake_input(BUTTON_RELEASE, button, 0, self.root, 0, 0, 0)
+                    .map_err(x_err)?;
+            }
+        }
+        self.conn.sync().map_err(x_err)
     }
 
     /// Keycode and shift level of a keysym on the current map.
