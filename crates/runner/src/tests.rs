@@ -59,6 +59,9 @@ struct World {
     boxes_stuck: bool,
     /// How long each `find` takes (Mend's own reading on a loaded machine), in fake ms.
     find_cost_ms: u64,
+    /// The next click on a field hands the focus to another window (a dialog of another app
+    /// popping up as the field is clicked).
+    steal_on_click: bool,
     clock: FakeClock,
 }
 
@@ -250,6 +253,10 @@ impl Input for Keyboard {
                     .filter(|h| h.1 == Role::Field && !w.drops_focus)
                     .map(|h| h.0);
                 w.selected = false;
+                if w.field.is_some() && std::mem::take(&mut w.steal_on_click) {
+                    w.extra.push((OTHER, "Decoy".into()));
+                    w.focus = OTHER;
+                }
                 match hit.map(|h| h.0) {
                     Some("登录") => {
                         w.effects.push("login".into());
@@ -987,6 +994,29 @@ fn resume_does_not_type_again_what_the_field_already_holds() {
         s.steps[0].message.as_deref(),
         Some("the field already held the text: not typed again")
     );
+}
+
+/// Emptying a field sends Delete and BackSpace: sent to another window they could delete
+/// something there. A window that takes the focus after the field's click gets no key.
+#[test]
+fn no_emptying_key_goes_to_a_window_that_took_the_focus() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.fields.insert("用户名", "adm".into());
+        w.steal_on_click = true;
+    }
+    let lf = flow(&b, LOGIN);
+    let id = crashed_at(&b, &lf, 0);
+    let (s, _) = go(&b, &lf, vec![], Some(&id), |_| {});
+    assert_eq!(s.code, Some(ErrorCode::WindowBlocked), "{s:?}");
+    let w = b.world.borrow();
+    assert!(
+        !w.inputs.iter().any(|i| matches!(i, In::Keys { .. })),
+        "a key went out: {:?}",
+        w.inputs
+    );
+    assert_eq!(w.fields["用户名"], "adm");
 }
 
 #[test]

@@ -1029,7 +1029,16 @@ fn run_case_at(
     // MEND_REAL_APPS_KEEP=DIR keeps the case's evidence (mend's output, the app's log, the run
     // folders with their failure screenshots) in DIR/<app>-<look>-<task>.
     if let Some(keep) = std::env::var_os("MEND_REAL_APPS_KEEP") {
-        let to = PathBuf::from(keep).join(format!("{}-{}-{task}", app.name, look.name));
+        let name = match kill_at {
+            Some(at) => format!(
+                "{}-{}-{task}-killed-{}ms",
+                app.name,
+                look.name,
+                at.as_millis()
+            ),
+            None => format!("{}-{}-{task}", app.name, look.name),
+        };
+        let to = PathBuf::from(keep).join(name);
         let _ = std::fs::remove_dir_all(&to);
         let _ = std::fs::create_dir_all(&to);
         for f in [

@@ -10,7 +10,7 @@
 //! many BackSpaces as the field can hold. A field that still shows content is
 //! `FIELD_NOT_CLEARED`: nothing is typed, and a person decides.
 
-use super::{err, Runner};
+use super::{err, LoadedFlow, Runner};
 use mend_capture::Frame;
 use mend_input::{parse_keys, Action as Input_};
 use mend_model::{ErrorCode, MendError, Rect};
@@ -38,6 +38,7 @@ impl Runner<'_> {
     /// (the text's length, or more), for the BackSpace way.
     pub(super) fn empty_field(
         &mut self,
+        lf: &LoadedFlow,
         frame: &Frame,
         rect: Rect,
         typed: usize,
@@ -54,6 +55,9 @@ impl Runner<'_> {
         for way in ways {
             for chord in way.iter().flat_map(|c| c.split(' ')) {
                 let keys = parse_keys(chord)?;
+                // Delete and BackSpace sent to another window could delete something there:
+                // the field's window must still be the one in front, before every key.
+                self.check_guard(lf, frame)?;
                 self.input.perform(&Input_::Keys { keys })?;
             }
             if self.wait_blank(frame, rect, EMPTY_WAIT_MS) {

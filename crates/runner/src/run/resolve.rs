@@ -276,7 +276,7 @@ impl Runner<'_> {
             self.await_change(&frame, rect, FOCUS_WAIT_MS);
             let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)?;
             if step.clear {
-                self.empty_field(&frame, rect, text.chars().count())?;
+                self.empty_field(lf, &frame, rect, text.chars().count())?;
             }
             self.type_guarded(lf, &frame, &text)?;
         }

@@ -603,7 +603,7 @@ impl Runner<'_> {
             } else {
                 if step.clear || replace {
                     let emptied = self
-                        .empty_field(&frame, located.rect, text.chars().count())
+                        .empty_field(lf, &frame, located.rect, text.chars().count())
                         .map_err(acted)?;
                     if replace {
                         d.message = Some(
