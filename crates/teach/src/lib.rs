@@ -1,0 +1,297 @@
+//! A person does a task once in a window; Mend writes the flow. `mend teach` and the studio's
+//! Record both drive [`teach`]: the CLI prints what it is told, the studio pushes it to the UI.
+//!
+//! Input is only watched (the X RECORD extension, `mend_input::observe`), never intercepted.
+//! A ring of recent frames of the windows in front lets each click be described on the frame
+//! taken *before* it landed (`teacher.rs`). Each step is handed to the caller as soon as it is
+//! proposed, and again whenever later input changes it (a click on a field becomes a `type`
+//! when the typing ends; a second click makes a double click; a commit gets its `verify` ~1 s
+//! later): [`Event::Step`] carries the step's index and its whole current state, so a viewer
+//! just replaces that row. A masked field's text never enters a step, so it never reaches an
+//! event, the flow file or the terminal: the step holds `${secret:NAME}` from the moment it
+//! becomes a `type`.
+//!
+//! **Stopping.** Recording ends when `stop` is set (Ctrl+C in the CLI, Stop in the studio) or
+//! when the person presses [`STOP_CHORD`] anywhere: the chord is seen on the same RECORD stream
+//! (the application receives it too; nothing is intercepted) and never becomes a step. Either
+//! way the flow so far is written and validated; an input that cannot be described becomes a
+//! note instead of ending the recording.
+
+mod teacher;
+mod words;
+
+use mend_capture::{Capture, WindowQuery, XcapCapture};
+use mend_input::observe::{Observed, Observer};
+use mend_model::{Flow, MendError, Step};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use teacher::{Ring, Teacher, RING_EVERY, RING_KEEP};
+
+/// The chord that ends a recording from inside the application being recorded, in `key`
+/// steps' syntax. Ctrl+Alt+End: no toolkit binds it and it types nothing.
+pub const STOP_CHORD: &str = "ctrl+alt+End";
+const END: u32 = 0xff57;
+
+/// Is this press the stop chord (any other modifiers aside from shift make it another chord)?
+pub fn is_stop_chord(ev: &Observed) -> bool {
+    matches!(
+        ev,
+        Observed::Key {
+            keysym: END,
+            ctrl: true,
+            alt: true,
+            ..
+        }
+    )
+}
+
+/// What to record and where to write it.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Where the flow (TOML) goes; crops go to `<flow>.crops/`.
+    pub flow: PathBuf,
+    /// Anchored regex of the application's main window title.
+    pub window: String,
+    /// OCR languages.
+    pub lang: String,
+    /// The flow's name (default: the file's stem).
+    pub name: Option<String>,
+    /// A process whose own windows are never recorded (the studio that drives the recording:
+    /// its Stop button is clicked while the recording runs).
+    pub skip_pid: Option<u32>,
+}
+
+/// What happens while recording, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// Input is being watched from now on (a press before this was not seen).
+    Started { title: String, stop_chord: String },
+    /// Step `index` (0-based) is new, or changed: its whole current state.
+    Step { index: usize, step: Box<Step> },
+    /// Something the person should know (a click outside the window, a target that does not
+    /// lead back to its control).
+    Note { message: String },
+}
+
+/// Why the recording ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stopped {
+    /// The caller's `stop` flag (Ctrl+C, the studio's Stop).
+    Asked,
+    /// The person pressed [`STOP_CHORD`].
+    Chord,
+    /// The X server ended the input stream.
+    InputEnded,
+}
+
+/// A finished recording.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub flow_path: PathBuf,
+    /// The flow as written and parsed back; `None` when nothing was recorded (nothing written).
+    pub flow: Option<Flow>,
+    /// Secrets the flow uses for masked fields: the person sets them before running.
+    pub secrets: Vec<String>,
+    pub notes: Vec<String>,
+    /// `flow_warnings` of the written flow (steps a crash would pause at).
+    pub warnings: Vec<String>,
+    pub stopped: Stopped,
+}
+
+/// Record until `stop` is set, the stop chord is pressed or the input stream ends; every step
+/// goes to `on` as it is captured. The flow is then written and validated.
+pub fn teach(
+    opts: &Options,
+    stop: &Arc<AtomicBool>,
+    on: &mut dyn FnMut(Event),
+) -> Result<Outcome, MendError> {
+    let capture = XcapCapture;
+    let main = capture.find_window(&WindowQuery::title(&opts.window)?)?;
+    let ring: Ring = Arc::new(Mutex::new(VecDeque::new()));
+    let watching = Arc::new(AtomicBool::new(true));
+    let watcher = {
+        let (ring, watching, main_id, skip) =
+            (ring.clone(), watching.clone(), main.id, opts.skip_pid);
+        std::thread::spawn(move || {
+            let capture = XcapCapture;
+            while watching.load(Ordering::SeqCst) {
+                let front = capture
+                    .foreground()
+                    .ok()
+                    .flatten()
+                    .filter(|w| w.id != main_id && skip.is_none_or(|p| p != w.pid))
+                    .map(|w| w.id);
+                for id in [Some(main_id), front].into_iter().flatten() {
+                    if let Ok(f) = capture.capture_window(id) {
+                        let mut r = ring.lock().unwrap();
+                        r.push_back((Instant::now(), f));
+                        while r.front().is_some_and(|(t, _)| t.elapsed() > RING_KEEP) {
+                            r.pop_front();
+                        }
+                    }
+                }
+                std::thread::sleep(RING_EVERY);
+            }
+        })
+    };
+    let result = (|| {
+        // Let the ring hold a frame before the first press can come.
+        std::thread::sleep(RING_EVERY * 3);
+        let (observer, events) = Observer::start()?;
+        let mut t = Teacher::new(opts, &main.title, ring.clone())?;
+        on(Event::Started {
+            title: main.title.clone(),
+            stop_chord: STOP_CHORD.into(),
+        });
+        let mut shown = Shown::default();
+        let stopped = loop {
+            if stop.load(Ordering::SeqCst) {
+                break Stopped::Asked;
+            }
+            match events.recv_timeout(Duration::from_millis(100)) {
+                Ok(ev) if is_stop_chord(&ev) => break Stopped::Chord,
+                Ok(ev) => t.on_or_note(ev),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => t.idle(),
+                Err(_) => break Stopped::InputEnded,
+            }
+            shown.tell(t.steps(), t.notes(), on);
+        };
+        observer.stop();
+        // Presses already on their way are part of the task, up to a stop chord.
+        while let Ok(ev) = events.try_recv() {
+            if is_stop_chord(&ev) {
+                break;
+            }
+            t.on_or_note(ev);
+        }
+        t.flush();
+        shown.tell(t.steps(), t.notes(), on);
+        t.finish(stopped)
+    })();
+    watching.store(false, Ordering::SeqCst);
+    let _ = watcher.join();
+    result
+}
+
+/// What the caller has been told so far: each step as last sent, and how many notes.
+#[derive(Default)]
+struct Shown {
+    steps: Vec<Step>,
+    notes: usize,
+}
+
+impl Shown {
+    fn tell(&mut self, steps: &[Step], notes: &[String], on: &mut dyn FnMut(Event)) {
+        for (index, step) in steps.iter().enumerate() {
+            if self.steps.get(index) != Some(step) {
+                on(Event::Step {
+                    index,
+                    step: Box::new(step.clone()),
+                });
+                if index < self.steps.len() {
+                    self.steps[index] = step.clone();
+                } else {
+                    self.steps.push(step.clone());
+                }
+            }
+        }
+        for message in &notes[self.notes.min(notes.len())..] {
+            on(Event::Note {
+                message: message.clone(),
+            });
+        }
+        self.notes = notes.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(keysym: u32, shift: bool, ctrl: bool, alt: bool) -> Observed {
+        Observed::Key {
+            keysym,
+            shift,
+            ctrl,
+            alt,
+            at: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn only_ctrl_alt_end_stops() {
+        assert!(is_stop_chord(&key(END, false, true, true)));
+        assert!(is_stop_chord(&key(END, true, true, true)));
+        assert!(!is_stop_chord(&key(END, false, true, false)), "ctrl+End");
+        assert!(!is_stop_chord(&key(END, false, false, true)), "alt+End");
+        assert!(!is_stop_chord(&key(END, false, false, false)), "End");
+        assert!(
+            !is_stop_chord(&key(0xff50, false, true, true)),
+            "ctrl+alt+Home"
+        );
+        let press = Observed::Press {
+            button: 1,
+            x: 0,
+            y: 0,
+            at: Instant::now(),
+        };
+        assert!(!is_stop_chord(&press));
+        assert!(mend_input::parse_keys(STOP_CHORD).is_ok());
+    }
+
+    fn key_step(keys: &str) -> Step {
+        toml::from_str(&format!("action = \"key\"\nkeys = \"{keys}\"")).unwrap()
+    }
+
+    #[test]
+    fn each_step_is_told_when_new_and_again_only_when_it_changed() {
+        let mut shown = Shown::default();
+        let mut told = vec![];
+        let mut steps = vec![key_step("Return")];
+        shown.tell(&steps, &[], &mut |e| told.push(e));
+        shown.tell(&steps, &[], &mut |e| told.push(e));
+        assert_eq!(told.len(), 1, "an unchanged step is not told again");
+        steps.push(key_step("Tab"));
+        steps[0].keys = Some("ctrl+s".into());
+        let notes = vec!["n1".to_string()];
+        shown.tell(&steps, &notes, &mut |e| told.push(e));
+        shown.tell(&steps, &notes, &mut |e| told.push(e));
+        assert_eq!(
+            told,
+            vec![
+                Event::Step {
+                    index: 0,
+                    step: Box::new(key_step("Return"))
+                },
+                Event::Step {
+                    index: 0,
+                    step: Box::new(key_step("ctrl+s"))
+                },
+                Event::Step {
+                    index: 1,
+                    step: Box::new(key_step("Tab"))
+                },
+                Event::Note {
+                    message: "n1".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn events_serialize_with_their_kind() {
+        let e = Event::Note {
+            message: "m".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"kind": "note", "message": "m"})
+        );
+    }
+}

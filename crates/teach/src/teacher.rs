@@ -1,0 +1,710 @@
+//! The teacher: input events in, steps out. Each press is described on the newest frame
+//! taken before it (the ring), the typing that follows a field click becomes that step's text
+//! (or a `${secret:NAME}` when the field masks it), and a commit-like click gets a `verify` from
+//! what the screen did next.
+
+use crate::words::{
+    common_run, key_name, key_step, printable, reads_like_commit, role_name, secret_name,
+};
+use crate::{Options, Outcome, Stopped};
+use mend_capture::{Capture, Frame, XcapCapture};
+use mend_input::observe::Observed;
+use mend_locate::text::{normalize, similarity};
+use mend_locate::{line_ocr, Locator, Recorded, Scene, SeenLabel};
+use mend_model::{
+    flow_warnings, parse_flow, Check, ErrorCode, Flow, MendError, Rect, Risk, Role, Step,
+    TargetSpec, WindowSpec,
+};
+use mend_model::{FlowAction as Action, Point};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Recent frames of the windows in front, newest last.
+pub(crate) type Ring = Arc<Mutex<VecDeque<(Instant, Frame)>>>;
+
+pub(crate) const RING_KEEP: Duration = Duration::from_secs(3);
+pub(crate) const RING_EVERY: Duration = Duration::from_millis(60);
+/// A frame counts as "before" a press only if it was taken this long before it reached us.
+const BEFORE: Duration = Duration::from_millis(25);
+const DOUBLE_CLICK: Duration = Duration::from_millis(400);
+/// How long after a commit-like click the screen is looked at for its `verify`.
+const PROPOSE_AFTER: Duration = Duration::from_millis(900);
+
+fn err(code: ErrorCode, msg: impl Into<String>) -> MendError {
+    MendError::new(code, msg)
+}
+
+/// A click whose `verify` is still to be proposed from what the screen does next.
+struct Proposal {
+    step: usize,
+    at: Instant,
+    titles: Vec<String>,
+    labels: Vec<String>,
+    window: u32,
+    caption: Option<String>,
+}
+
+pub(crate) struct Teacher {
+    flow_path: PathBuf,
+    crops_dir: PathBuf,
+    crops_rel: String,
+    name: String,
+    main_title: String,
+    window: String,
+    ring: Ring,
+    locator: Locator,
+    capture: XcapCapture,
+    steps: Vec<Step>,
+    /// The window each step's frame came from (id, title).
+    step_window: Vec<(u32, String)>,
+    allow: Vec<String>,
+    typed: String,
+    /// The step (a click on a field) the typed text belongs to.
+    typing_into: Option<usize>,
+    last_press: Option<(u8, i32, i32, Instant, usize)>,
+    proposal: Option<Proposal>,
+    secrets: Vec<String>,
+    notes: Vec<String>,
+    /// Windows of this process are not the application's (see `Options::skip_pid`).
+    skip_pid: Option<u32>,
+}
+
+impl Teacher {
+    pub(crate) fn new(a: &Options, main_title: &str, ring: Ring) -> Result<Teacher, MendError> {
+        let stem = a
+            .flow
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "flow".into());
+        let crops_rel = format!("{stem}.crops");
+        let dir = a.flow.parent().unwrap_or(Path::new("."));
+        Ok(Teacher {
+            flow_path: a.flow.clone(),
+            crops_dir: dir.join(&crops_rel),
+            crops_rel,
+            name: a.name.clone().unwrap_or(stem),
+            main_title: main_title.to_string(),
+            window: a.window.clone(),
+            ring,
+            locator: Locator::new(&a.lang)?,
+            capture: XcapCapture,
+            steps: vec![],
+            step_window: vec![],
+            allow: vec![],
+            typed: String::new(),
+            typing_into: None,
+            last_press: None,
+            proposal: None,
+            secrets: vec![],
+            notes: vec![],
+            skip_pid: a.skip_pid,
+        })
+    }
+
+    pub(crate) fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    pub(crate) fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Take one input; one that cannot be described is told as a note, and recording goes on.
+    pub(crate) fn on_or_note(&mut self, ev: Observed) {
+        if let Err(e) = self.on(ev) {
+            self.notes.push(format!(
+                "an input could not be recorded and was left out: {e}"
+            ));
+        }
+    }
+
+    /// Is the point on a window of the process told to skip (topmost managed window there)?
+    fn on_skipped_window(&self, x: i32, y: i32) -> bool {
+        let Some(pid) = self.skip_pid else {
+            return false;
+        };
+        self.capture.windows().ok().is_some_and(|ws| {
+            ws.iter()
+                .find(|w| w.rect.contains(Point { x, y }))
+                .is_some_and(|w| w.pid == pid)
+        })
+    }
+
+    /// Is a window of the process told to skip in front (keys go there, not to the app)?
+    fn skipped_in_front(&self) -> bool {
+        let Some(pid) = self.skip_pid else {
+            return false;
+        };
+        self.capture
+            .foreground()
+            .ok()
+            .flatten()
+            .is_some_and(|w| w.pid == pid)
+    }
+
+    fn on(&mut self, ev: Observed) -> Result<(), MendError> {
+        match ev {
+            Observed::Press { button, x, y, at } => self.press(button, x, y, at),
+            Observed::Key {
+                keysym,
+                shift,
+                ctrl,
+                alt,
+                at,
+            } => self.key(keysym, shift, ctrl, alt, at),
+        }
+    }
+
+    pub(crate) fn idle(&mut self) {
+        if self
+            .proposal
+            .as_ref()
+            .is_some_and(|p| p.at.elapsed() >= PROPOSE_AFTER)
+        {
+            self.propose();
+        }
+    }
+
+    /// The newest frame taken before `at` of the topmost window holding the screen point.
+    fn frame_before(&self, x: i32, y: i32, at: Instant) -> Option<Frame> {
+        let order: Vec<u32> = self
+            .capture
+            .windows()
+            .ok()?
+            .into_iter()
+            .map(|w| w.id)
+            .collect();
+        let ring = self.ring.lock().unwrap();
+        let mut best: Option<(usize, &Frame)> = None;
+        for (t, f) in ring.iter().rev() {
+            if *t + BEFORE > at {
+                continue;
+            }
+            let Some(w) = &f.info.window else { continue };
+            if !f.info.to_screen(&f.info.bounds()).contains(Point { x, y }) {
+                continue;
+            }
+            let rank = order
+                .iter()
+                .position(|id| *id == w.id)
+                .unwrap_or(usize::MAX);
+            if best.is_none_or(|(r, _)| rank < r) {
+                best = Some((rank, f));
+            }
+        }
+        best.map(|(_, f)| f.clone())
+    }
+
+    fn press(&mut self, button: u8, x: i32, y: i32, at: Instant) -> Result<(), MendError> {
+        if !matches!(button, 1 | 3) {
+            return Ok(()); // the wheel and the middle button are not recorded
+        }
+        if self.on_skipped_window(x, y) {
+            return Ok(()); // the studio's own Stop, not a step of the task
+        }
+        self.flush_typing(Some(at));
+        if self.proposal.is_some() {
+            self.propose();
+        }
+        if let Some((b, px, py, pt, i)) = self.last_press {
+            if b == 1
+                && button == 1
+                && (px - x).abs() <= 4
+                && (py - y).abs() <= 4
+                && at.duration_since(pt) <= DOUBLE_CLICK
+                && i + 1 == self.steps.len()
+            {
+                self.steps[i].action = Action::DoubleClick;
+                self.last_press = None;
+                return Ok(());
+            }
+        }
+        let Some(frame) = self.frame_before(x, y, at) else {
+            self.notes.push(format!(
+                "a click at {x},{y} landed outside the watched windows and was not recorded"
+            ));
+            return Ok(());
+        };
+        let p = frame.info.from_screen(&Rect::new(x, y, 1, 1));
+        let n = self.steps.len() + 1;
+        let (mut target, caption) = self.describe(&frame, (p.x, p.y), n)?;
+        let win = frame.info.window.clone().expect("a window's frame");
+        if win.title != self.main_title {
+            let pat = format!("^{}$", regex::escape(&win.title));
+            if !self.allow.contains(&pat) {
+                self.allow.push(pat.clone());
+            }
+            target.window = Some(pat);
+        }
+        let commit = caption.as_deref().is_some_and(reads_like_commit);
+        let is_field = target.role.as_deref() == Some("field");
+        self.steps.push(Step {
+            id: Some(format!("s{n}")),
+            action: if button == 3 {
+                Action::RightClick
+            } else {
+                Action::Click
+            },
+            target: Some(target),
+            text: None,
+            clear: false,
+            keys: None,
+            lines: None,
+            to: None,
+            check: vec![],
+            risk: if commit { Risk::Write } else { Risk::Read },
+            verify: None,
+            compensation: vec![],
+            timeout_ms: None,
+        });
+        self.step_window.push((win.id, win.title.clone()));
+        self.typing_into = is_field.then_some(n - 1);
+        self.last_press = Some((button, x, y, at, n - 1));
+        if commit {
+            let labels = self.labels_of(&frame);
+            self.proposal = Some(Proposal {
+                step: n - 1,
+                at,
+                titles: self.titles(),
+                labels,
+                window: win.id,
+                caption,
+            });
+        }
+        Ok(())
+    }
+
+    fn titles(&self) -> Vec<String> {
+        self.capture
+            .windows()
+            .map(|ws| ws.into_iter().map(|w| w.title).collect())
+            .unwrap_or_default()
+    }
+
+    fn labels_of(&mut self, frame: &Frame) -> Vec<String> {
+        let mut scene = Scene::new(frame);
+        scene
+            .window_labels(&mut self.locator.ocr)
+            .map(|ls| ls.into_iter().map(|l| l.text).collect())
+            .unwrap_or_default()
+    }
+
+    /// The control under `p` (frame pixels) as a target; its caption when one was read.
+    fn describe(
+        &mut self,
+        frame: &Frame,
+        p: (i32, i32),
+        n: usize,
+    ) -> Result<(TargetSpec, Option<String>), MendError> {
+        let (fw, fh) = (frame.image.width() as i32, frame.image.height() as i32);
+        let mut scene = Scene::new(frame);
+        let boxes = scene.boxes().to_vec();
+        let control = boxes
+            .iter()
+            .filter(|b| b.rect.contains(pt(p)) && b.rect.w * 10 <= fw * 9 && b.rect.h * 2 <= fh)
+            .min_by_key(|b| b.rect.area())
+            .cloned();
+        let labels = scene.window_labels(&mut self.locator.ocr)?;
+        let mut spec = TargetSpec::default();
+        let mut caption = None;
+        match control {
+            Some(b) if b.role == Role::Field => {
+                spec.role = Some("field".into());
+                spec.recorded = Some(b.rect);
+                match label_of_field(&labels, b.rect) {
+                    Some(l) => spec.text = Some(l),
+                    None => {
+                        spec.crop = self.save_crop(frame, b.rect, n);
+                        self.notes.push(format!(
+                            "step {n}: no label was read beside the field; it is known by its pixels only (empty fields look alike: give it a `near` label in the editor)"
+                        ));
+                    }
+                }
+            }
+            Some(b) => {
+                let mut inside: Vec<&SeenLabel> = labels
+                    .iter()
+                    .filter(|l| b.rect.contains(l.line.center()))
+                    .collect();
+                inside.sort_by_key(|l| (l.line.y / 8, l.line.x));
+                let text = inside
+                    .iter()
+                    .map(|l| l.text.trim())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                spec.role = Some(role_name(b.role));
+                spec.recorded = Some(b.rect);
+                spec.crop = self.save_crop(frame, b.rect, n);
+                if !text.trim().is_empty() {
+                    spec.text = Some(text.clone());
+                    caption = Some(text);
+                }
+            }
+            None => {
+                let under = labels
+                    .iter()
+                    .filter(|l| l.line.inflate(3).contains(pt(p)))
+                    .min_by_key(|l| l.line.area());
+                match under {
+                    Some(l) => {
+                        spec.text = Some(l.text.trim().to_string());
+                        spec.role = Some(role_name(l.role()));
+                        spec.recorded = Some(l.rect());
+                        caption = spec.text.clone();
+                    }
+                    // Blank space right of a label on its row: a field whose frame is too
+                    // faint to see (GTK, Swing entries); it is known by that label.
+                    // (A click lands mid-field: the label may be a wide field's half away.)
+                    None if label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600).is_some() => {
+                        let l = label_line_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600)
+                            .expect("checked");
+                        spec.text = label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600);
+                        spec.role = Some("field".into());
+                        // The field as far as can be told: from the label's end, as far again
+                        // past the click, a text line tall.
+                        let x0 = l.line.x + l.line.w + 4;
+                        let h = l.line.h.max(12) + 10;
+                        spec.recorded = Some(Rect::new(x0, p.1 - h / 2, 2 * (p.0 - x0).max(20), h));
+                    }
+                    None => {
+                        let r = Rect::new(p.0 - 16, p.1 - 16, 32, 32);
+                        spec.role = Some("any".into());
+                        spec.recorded = Some(r);
+                        spec.crop = self.save_crop(frame, r, n);
+                    }
+                }
+            }
+        }
+        // The target must lead back to what was clicked, on the very frame: else its text
+        // is dropped for the pixels alone, and if those fail too the person is told.
+        if !self.resolves_to(frame, &spec, p) {
+            if spec.text.is_some() && spec.crop.is_some() {
+                let mut pixels = spec.clone();
+                pixels.text = None;
+                if self.resolves_to(frame, &pixels, p) {
+                    self.notes.push(format!(
+                        "step {n}: its caption '{}' does not lead back to it (another control reads alike); it is known by its pixels",
+                        spec.text.as_deref().unwrap_or_default()
+                    ));
+                    return Ok((pixels, caption));
+                }
+            }
+            self.notes.push(format!(
+                "step {n}: the target does not lead back to the control that was clicked on the recorded screen; check it before running the flow"
+            ));
+        }
+        Ok((spec, caption))
+    }
+
+    fn resolves_to(&mut self, frame: &Frame, spec: &TargetSpec, p: (i32, i32)) -> bool {
+        let Ok(target) = mend_runner::target_of(spec, &mend_runner::Row::new()) else {
+            return false;
+        };
+        let template = spec
+            .crop
+            .as_ref()
+            .and_then(|c| image::open(self.crops_dir.join(Path::new(c).file_name().unwrap())).ok())
+            .map(|i| i.to_rgba8());
+        self.locator
+            .locate(frame, &target, &Recorded { template })
+            .is_ok_and(|l| l.rect.inflate(2).contains(pt(p)))
+    }
+
+    fn save_crop(&self, frame: &Frame, r: Rect, n: usize) -> Option<String> {
+        let img = mend_vision::crop(&frame.image, r)?;
+        std::fs::create_dir_all(&self.crops_dir).ok()?;
+        let file = format!("s{n}.png");
+        img.save(self.crops_dir.join(&file)).ok()?;
+        Some(format!("{}/{file}", self.crops_rel))
+    }
+
+    fn key(
+        &mut self,
+        keysym: u32,
+        shift: bool,
+        ctrl: bool,
+        alt: bool,
+        at: Instant,
+    ) -> Result<(), MendError> {
+        if (0xffe1..=0xffee).contains(&keysym) || keysym == 0xfe03 {
+            return Ok(()); // a modifier alone
+        }
+        if self.skipped_in_front() {
+            return Ok(());
+        }
+        if !ctrl && !alt {
+            if let Some(c) = printable(keysym) {
+                self.typed.push(c);
+                return Ok(());
+            }
+            if keysym == 0xff08 && !self.typed.is_empty() {
+                self.typed.pop(); // a typo corrected
+                return Ok(());
+            }
+        }
+        let Some(name) = key_name(keysym) else {
+            return Ok(());
+        };
+        // Emptying the field just clicked before typing into it (ctrl+a, Home/End, BackSpace,
+        // Delete): the `type` step's `clear = true` does that, in a way that works everywhere.
+        let clearing = match name.as_str() {
+            "a" => ctrl && !alt,
+            "Home" | "End" | "BackSpace" | "Delete" => !ctrl && !alt,
+            _ => false,
+        };
+        if clearing && self.typing_into.is_some() && self.typed.is_empty() {
+            return Ok(());
+        }
+        self.flush_typing(Some(at));
+        let mut chord = String::new();
+        for (on, m) in [
+            (ctrl, "ctrl+"),
+            (alt, "alt+"),
+            (shift && name.len() > 1, "shift+"),
+        ] {
+            if on {
+                chord.push_str(m);
+            }
+        }
+        chord.push_str(&name);
+        let n = self.steps.len() + 1;
+        self.steps.push(key_step(n, &chord));
+        self.step_window.push((0, self.main_title.clone()));
+        self.typing_into = None;
+        self.last_press = None;
+        Ok(())
+    }
+
+    /// Typed text ends: into the field clicked before, a `type` step (or a secret when the
+    /// field masks it); with no field, one `key` step per character.
+    /// `at`: when the event that ends the typing reached us; the field is looked at on the
+    /// last frame before it (a Save click may close the dialog the field is in).
+    fn flush_typing(&mut self, at: Option<Instant>) {
+        if self.typed.is_empty() {
+            return;
+        }
+        let typed = std::mem::take(&mut self.typed);
+        let Some(i) = self.typing_into.take() else {
+            for c in typed.chars() {
+                let n = self.steps.len() + 1;
+                let k = if c == ' ' {
+                    "space".into()
+                } else {
+                    c.to_string()
+                };
+                self.steps.push(key_step(n, &k));
+                self.step_window.push((0, self.main_title.clone()));
+            }
+            self.notes.push(
+                "keys typed with no field clicked first became key steps; click the field first for a `type` step"
+                    .into(),
+            );
+            return;
+        };
+        let masked = self.masked(i, &typed, at);
+        let step = &mut self.steps[i];
+        step.action = Action::Type;
+        step.clear = true;
+        step.text = Some(if masked {
+            let label = step
+                .target
+                .as_ref()
+                .and_then(|t| t.text.clone())
+                .unwrap_or_default();
+            let name = secret_name(&label, i + 1, &self.secrets);
+            self.secrets.push(name.clone());
+            format!("${{secret:{name}}}")
+        } else {
+            typed
+        });
+    }
+
+    /// Does the field of step `i` show something other than `typed` (bullets, stars)?
+    fn masked(&mut self, i: usize, typed: &str, at: Option<Instant>) -> bool {
+        let Some(rect) = self.steps[i].target.as_ref().and_then(|t| t.recorded) else {
+            return true;
+        };
+        let id = self.step_window[i].0;
+        let before = at.and_then(|at| {
+            let ring = self.ring.lock().unwrap();
+            ring.iter()
+                .rev()
+                .find(|(t, f)| {
+                    *t + BEFORE <= at && f.info.window.as_ref().is_some_and(|w| w.id == id)
+                })
+                .map(|(_, f)| f.clone())
+        });
+        let Some(frame) = before.or_else(|| self.capture.capture_window(id).ok()) else {
+            return true; // cannot look: treat it as a secret, never store it
+        };
+        let read = self
+            .locator
+            .ocr
+            .read_lines(&frame.image, rect.inflate(-2), line_ocr(rect.h))
+            .map(|ls| {
+                ls.iter()
+                    .map(|l| l.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        let (read, typed) = (normalize(&read), normalize(typed));
+        // What is shown is what was typed, or a part of it (a long text scrolled in its
+        // field): not masked. Bullets and stars share no run of 4 characters with the text.
+        let shown = read.contains(&typed)
+            || similarity(&read, &typed) >= 0.8
+            || common_run(&read, &typed) >= 4.min(typed.chars().count());
+        !shown
+    }
+
+    /// What the screen did after a commit-like click, as its `verify`.
+    fn propose(&mut self) {
+        let Some(p) = self.proposal.take() else {
+            return;
+        };
+        let now = self.titles();
+        let verify = if let Some(t) = now.iter().find(|t| !t.is_empty() && !p.titles.contains(t)) {
+            Some(Check::WindowTitle(format!("^{}$", regex::escape(t))))
+        } else {
+            match self.capture.capture_window(p.window) {
+                Err(_) => p.caption.as_ref().map(|c| {
+                    Check::NotExists(TargetSpec {
+                        text: Some(c.clone()),
+                        role: Some("button".into()),
+                        window: self.steps[p.step]
+                            .target
+                            .as_ref()
+                            .and_then(|t| t.window.clone()),
+                        ..TargetSpec::default()
+                    })
+                }),
+                Ok(frame) => {
+                    let after = self.labels_of(&frame);
+                    let gone = p
+                        .caption
+                        .as_ref()
+                        .filter(|c| !after.iter().any(|a| normalize(a) == normalize(c)));
+                    match gone {
+                        Some(c) => Some(Check::NotExists(TargetSpec {
+                            text: Some(c.clone()),
+                            role: Some("button".into()),
+                            ..TargetSpec::default()
+                        })),
+                        None => after
+                            .iter()
+                            .filter(|a| a.chars().count() >= 2)
+                            .filter(|a| !p.labels.iter().any(|b| normalize(b) == normalize(a)))
+                            .max_by_key(|a| a.chars().count())
+                            .map(|a| {
+                                Check::Exists(TargetSpec {
+                                    text: Some(a.trim().to_string()),
+                                    ..TargetSpec::default()
+                                })
+                            }),
+                    }
+                }
+            }
+        };
+        match verify {
+            Some(v) => self.steps[p.step].verify = Some(v),
+            None => self.notes.push(format!(
+                "step {}: it reads like a commit (risk = \"write\") but the screen showed nothing to verify it by; add a `verify` so a crash there can be resumed",
+                p.step + 1
+            )),
+        }
+    }
+
+    /// Input has ended: the typing so far and a pending `verify` are settled.
+    pub(crate) fn flush(&mut self) {
+        self.flush_typing(None);
+        self.propose();
+    }
+
+    /// Write the flow and parse it back; nothing is written when nothing was recorded.
+    pub(crate) fn finish(self, stopped: Stopped) -> Result<Outcome, MendError> {
+        let mut out = Outcome {
+            flow_path: self.flow_path.clone(),
+            flow: None,
+            secrets: self.secrets.clone(),
+            notes: self.notes.clone(),
+            warnings: vec![],
+            stopped,
+        };
+        if self.steps.is_empty() {
+            return Ok(out);
+        }
+        let flow = Flow {
+            version: 1,
+            name: self.name.clone(),
+            window: WindowSpec {
+                title: self.window.clone(),
+                class: None,
+                allow: self.allow.clone(),
+            },
+            vars: BTreeMap::new(),
+            interrupts: vec![],
+            steps: self.steps.clone(),
+        };
+        let body = toml::to_string(&flow).map_err(|e| {
+            err(
+                ErrorCode::FlowInvalid,
+                format!("cannot write the flow: {e}"),
+            )
+        })?;
+        let src = format!(
+            "# Recorded by `mend teach` on '{}': check each step, then `mend run {}`.\n{body}",
+            self.main_title,
+            self.flow_path.display()
+        );
+        std::fs::write(&self.flow_path, &src).map_err(|e| {
+            err(
+                ErrorCode::InvalidArgument,
+                format!("cannot write {}: {e}", self.flow_path.display()),
+            )
+        })?;
+        let parsed = parse_flow(&self.flow_path.display().to_string(), &src, &[])?;
+        out.warnings = flow_warnings(&parsed)
+            .into_iter()
+            .map(|w| w.message)
+            .collect();
+        out.flow = Some(parsed);
+        Ok(out)
+    }
+}
+
+fn pt(p: (i32, i32)) -> Point {
+    Point { x: p.0, y: p.1 }
+}
+
+/// The label a field is known by: the nearest text left of it on its row, else just above it.
+fn label_of_field(labels: &[SeenLabel], f: Rect) -> Option<String> {
+    label_beside(labels, f, 300)
+}
+
+/// `label_of_field` with `reach` pixels between the label's end and the field.
+fn label_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<String> {
+    label_line_beside(labels, f, reach)
+        .map(|l| l.text.trim().trim_end_matches([':', '：']).to_string())
+        .filter(|t| !t.is_empty())
+}
+
+/// The label beside a field: the nearest text left of it on its row, else just above it.
+fn label_line_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<&SeenLabel> {
+    let left = labels
+        .iter()
+        .filter(|l| l.control.is_none())
+        .filter(|l| l.line.x + l.line.w <= f.x + 4 && f.x - (l.line.x + l.line.w) <= reach)
+        .filter(|l| l.line.y < f.y + f.h && f.y < l.line.y + l.line.h)
+        .min_by_key(|l| f.x - (l.line.x + l.line.w));
+    let above = || {
+        labels
+            .iter()
+            .filter(|l| l.control.is_none())
+            .filter(|l| l.line.y + l.line.h <= f.y + 2 && f.y - (l.line.y + l.line.h) <= 40)
+            .filter(|l| l.line.x < f.x + f.w && f.x < l.line.x + l.line.w)
+            .min_by_key(|l| f.y - (l.line.y + l.line.h))
+    };
+    left.or_else(above)
+}
