@@ -2,6 +2,7 @@
 //! (see `ui/src/backend/tauri.ts`); payloads are serde structs mirrored in `ui/src/backend/types.ts`.
 //! Each is a thin call into `studio.rs`; failures are the engine's `MendError` (`{code, message}`).
 
+use crate::recording::{self, RecaptureRequest, RecordRequest, Recorded};
 use crate::studio::{self, Studio};
 use mend_model::{Flow, MendError, TargetSpec};
 use mend_runner::takeover::Takeover;
@@ -122,6 +123,53 @@ pub fn start_run(
     request: studio::RunRequest,
 ) -> Result<(), MendError> {
     studio::start_run(&s, request, Emit(app))
+}
+
+/// Recording events pushed to the UI: `record-event` (started, a step new or changed, a note)
+/// and `record-finished` (the flow written and validated, or the error that ended it).
+struct RecordEmit(AppHandle);
+
+#[derive(Serialize, Clone)]
+struct RecordFinished {
+    recorded: Option<Recorded>,
+    error: Option<MendError>,
+}
+
+impl recording::RecordSink for RecordEmit {
+    fn event(&self, e: &mend_teach::Event) {
+        let _ = self.0.emit("record-event", e);
+    }
+    fn finished(&self, r: Result<Recorded, MendError>) {
+        let (recorded, error) = match r {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e)),
+        };
+        let _ = self
+            .0
+            .emit("record-finished", RecordFinished { recorded, error });
+    }
+}
+
+#[tauri::command]
+pub fn start_recording(
+    app: AppHandle,
+    s: State<Studio>,
+    request: RecordRequest,
+) -> Result<(), MendError> {
+    recording::start_recording(&s, request, RecordEmit(app))
+}
+
+#[tauri::command]
+pub fn stop_recording(s: State<Studio>) -> Result<(), MendError> {
+    recording::stop_recording(&s)
+}
+
+#[tauri::command]
+pub async fn recapture_crop(
+    s: State<'_, Studio>,
+    request: RecaptureRequest,
+) -> Result<TargetSpec, MendError> {
+    recording::recapture_crop(&s, request)
 }
 
 #[tauri::command]

@@ -10,6 +10,7 @@
 //! app needs no dev server and no network at run time.
 
 pub mod commands;
+pub mod recording;
 pub mod studio;
 
 use std::path::PathBuf;
@@ -48,6 +49,9 @@ pub fn run() -> tauri::Result<()> {
             commands::propose_target,
             commands::test_locate,
             commands::start_run,
+            commands::start_recording,
+            commands::stop_recording,
+            commands::recapture_crop,
             commands::list_takeovers,
             commands::resolve_takeover,
             commands::list_changes,

@@ -26,6 +26,8 @@ pub struct Studio {
     pub store: Arc<Store>,
     /// A run or resolution in progress: input goes to one thing at a time.
     pub busy: Arc<Mutex<bool>>,
+    /// The stop flag of the recording in progress (`recording.rs`), if one is.
+    pub recording: Arc<Mutex<Option<Arc<std::sync::atomic::AtomicBool>>>>,
 }
 
 fn invalid(msg: impl Into<String>) -> MendError {
@@ -40,11 +42,12 @@ impl Studio {
             db_dir,
             store,
             busy: Arc::new(Mutex::new(false)),
+            recording: Arc::new(Mutex::new(None)),
         })
     }
 
     /// A flow path from the UI must be inside the flows folder.
-    fn flow_path(&self, name: &str) -> Result<PathBuf, MendError> {
+    pub(crate) fn flow_path(&self, name: &str) -> Result<PathBuf, MendError> {
         if name.contains("..") || name.contains('/') || !name.ends_with(".toml") {
             return Err(invalid(format!(
                 "'{name}' is not a flow file name (NAME.toml in the flows folder)"
@@ -159,7 +162,13 @@ fn step_of_error(src: &str, e: &MendError) -> Option<usize> {
 }
 
 pub fn load_flow(s: &Studio, file: &str) -> Result<FlowDoc, MendError> {
-    let p = s.flow_path(file)?;
+    s.flow_path(file)?;
+    doc_in(&s.flows_dir, file)
+}
+
+/// Flow `file` of the flows folder `dir`, parsed (a file name already checked).
+pub(crate) fn doc_in(dir: &Path, file: &str) -> Result<FlowDoc, MendError> {
+    let p = dir.join(file);
     let source =
         std::fs::read_to_string(&p).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
     Ok(doc_of(file, source))
@@ -250,7 +259,7 @@ fn png_data_url(img: &image::RgbaImage) -> Result<String, MendError> {
     ))
 }
 
-fn capture(title: &str) -> Result<Frame, MendError> {
+pub(crate) fn capture(title: &str) -> Result<Frame, MendError> {
     XcapCapture.capture(&WindowQuery::title(title)?)
 }
 
@@ -402,12 +411,12 @@ pub trait Sink: Send + 'static {
     fn finished(&self, s: Result<Summary, MendError>);
 }
 
-fn guard_busy(s: &Studio) -> Result<(), MendError> {
+pub(crate) fn guard_busy(s: &Studio) -> Result<(), MendError> {
     let mut b = s.busy.lock().expect("lock");
     if *b {
         return Err(MendError::new(
             ErrorCode::WindowBlocked,
-            "a run is in progress; wait for it to finish or pause",
+            "a run or a recording is in progress; wait for it to finish, pause or stop",
         ));
     }
     *b = true;
