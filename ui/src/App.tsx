@@ -71,6 +71,11 @@ export function App({ backend, initialTab = "library" }: { backend: Backend; ini
     setTab("takeover");
   }, [refreshWaiting]);
 
+  const openInEditor = useCallback((f: string) => {
+    setFile(f);
+    setTab("editor");
+  }, []);
+
   const tabs: [Tab, string][] = [
     ["library", "Flows"],
     ["editor", "Editor"],
@@ -106,7 +111,7 @@ export function App({ backend, initialTab = "library" }: { backend: Backend; ini
             }}
           />
         )}
-        {tab === "editor" && <EditorPage backend={backend} file={file} />}
+        {tab === "editor" && <EditorPage backend={backend} file={file} onOpen={openInEditor} />}
         {/* The monitor stays mounted so a run's events are not lost when switching tabs. */}
         <div hidden={tab !== "monitor"}>
           <MonitorPage backend={backend} file={file} onPaused={onPaused} />

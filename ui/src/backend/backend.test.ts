@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createMockBackend,
   createTauriBackend,
@@ -7,7 +7,8 @@ import {
   selectBackend,
   toBackendError,
 } from "./index";
-import type { Invoke } from "./tauri";
+import type { Invoke, Listen } from "./tauri";
+import type { RecordEvent } from "./types";
 
 describe("selectBackend", () => {
   it("uses the mock in a plain browser window", () => {
@@ -77,5 +78,73 @@ describe("toBackendError", () => {
   it("turns Errors and other values into code ipc", () => {
     expect(toBackendError(new Error("boom"))).toEqual({ code: "ipc", message: "boom" });
     expect(toBackendError(42)).toEqual({ code: "ipc", message: "42" });
+  });
+});
+
+describe("recording through the mock", () => {
+  it("tells the recorded steps live and, on Stop, writes the flow so far", async () => {
+    const backend = createMockBackend({ tickMs: 0 });
+    const events: RecordEvent[] = [];
+    backend.onRecordEvent((e) => events.push(e));
+    await backend.startRecording({ file: "mine.toml", window: "客户管理系统", name: null });
+    await expect(backend.startRecording({ file: "x.toml", window: "w", name: null })).rejects.toMatchObject({
+      code: "WINDOW_BLOCKED",
+    });
+    await vi.waitFor(() => expect(events.filter((e) => e.kind === "step")).toHaveLength(6));
+    const crop = events.flatMap((e) => (e.kind === "step" && e.step.target?.crop ? [e.step.target.crop] : []));
+    expect(crop[0]).toBe("mine.crops/s3.png");
+    await backend.stopRecording();
+    await vi.waitFor(() => expect(events.at(-1)?.kind).toBe("finished"));
+    const done = events.at(-1) as Extract<RecordEvent, { kind: "finished" }>;
+    expect(done.recorded?.secrets).toEqual(["SECRET_2"]);
+    expect(done.recorded?.doc?.flow?.step).toHaveLength(3);
+    expect((await backend.loadFlow("mine.toml")).flow?.step[0].text).toBe("admin");
+    await expect(backend.stopRecording()).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    // The file exists now: a new recording must go elsewhere.
+    await expect(backend.startRecording({ file: "mine.toml", window: "w", name: null })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
+  });
+
+  it("re-captures a crop by the dragged box, else the recorded one, else refuses", async () => {
+    const backend = createMockBackend({ tickMs: 0 });
+    const rec = { x: 1, y: 2, w: 30, h: 20 };
+    const t = await backend.recaptureCrop({ file: "f.toml", step: 4, window: "w", target: { recorded: rec }, rect: null });
+    expect(t).toEqual({ recorded: rec, crop: "f.crops/s5.png" });
+    const box = { x: 5, y: 5, w: 9, h: 9 };
+    const again = await backend.recaptureCrop({ file: "f.toml", step: 4, window: "w", target: t, rect: box });
+    expect(again).toEqual({ recorded: box, crop: "f.crops/s5.png" });
+    await expect(
+      backend.recaptureCrop({ file: "f.toml", step: 0, window: "w", target: {}, rect: null }),
+    ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  });
+});
+
+describe("recording through tauri", () => {
+  it("invokes the commands and maps record-finished to a finished event", async () => {
+    const calls: [string, unknown][] = [];
+    const invoke = (async (command: string, args?: unknown) => {
+      calls.push([command, args]);
+      return undefined;
+    }) as Invoke;
+    const handlers: Record<string, (e: { payload: unknown }) => void> = {};
+    const listen = (async (event: string, h: (e: { payload: unknown }) => void) => {
+      handlers[event] = h;
+      return () => undefined;
+    }) as Listen;
+    const backend = createTauriBackend(invoke, listen);
+    const seen: RecordEvent[] = [];
+    backend.onRecordEvent((e) => seen.push(e));
+    await backend.startRecording({ file: "r.toml", window: "w", name: null });
+    await backend.stopRecording();
+    expect(calls.map((c) => c[0])).toEqual(["start_recording", "stop_recording"]);
+    expect(calls[0][1]).toEqual({ request: { file: "r.toml", window: "w", name: null } });
+    await vi.waitFor(() => expect(Object.keys(handlers).sort()).toEqual(["record-event", "record-finished"]));
+    handlers["record-event"]({ payload: { kind: "step", index: 0, step: { action: "key", keys: "Return" } } });
+    handlers["record-finished"]({ payload: { recorded: null, error: { code: "CAPTURE_FAILED", message: "m" } } });
+    expect(seen).toEqual([
+      { kind: "step", index: 0, step: { action: "key", keys: "Return" } },
+      { kind: "finished", recorded: null, error: { code: "CAPTURE_FAILED", message: "m" } },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import flows from "./recorded/flows.json";
 import runs from "./recorded/runs.json";
+import teach from "./recorded/teach.json";
 import { stepProblem } from "../logic/stepForms";
 import type {
   Backend,
@@ -10,7 +11,10 @@ import type {
   FlowEntry,
   FlowWarning,
   Progress,
+  RecaptureRequest,
+  RecordEvent,
   RunEvent,
+  Step,
   StudioInfo,
   Summary,
   Takeover,
@@ -43,11 +47,20 @@ const RECORDED = runs as unknown as {
   takeover: Takeover;
 };
 const FLOWS = flows as unknown as Record<string, { source: string; flow: Flow }>;
+/**
+ * The events of a real recording (`crates/teach/tests/live.rs` with MEND_TEACH_KEEP): a person
+ * logs in to the practice app; its crops are under public/mock/teach.crops/.
+ */
+const TEACH = teach as unknown as RecordEvent[];
+/** Crop folders of the mock's own flows; any other `X.crops/` is the recording's. */
+const FIXTURE_CROPS = ["delete_with_confirm", "login_edit_save", "new_customers"];
 
 export interface MockBackend extends Backend {
   /** What was saved, for tests. */
   readonly saved: Record<string, Flow>;
   readonly resolutions: string[];
+  /** Re-capture requests, for tests. */
+  readonly recaptures: RecaptureRequest[];
 }
 
 export function createMockBackend(options: MockOptions = {}): MockBackend {
@@ -57,6 +70,21 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
   const saved: Record<string, Flow> = {};
   const resolutions: string[] = [];
   const listeners = new Set<(e: RunEvent) => void>();
+  const recordListeners = new Set<(e: RecordEvent) => void>();
+  const recaptures: RecaptureRequest[] = [];
+  /** The recording in progress: its file, name, window, steps told so far, and its timer. */
+  type Recording = {
+    file: string;
+    name: string;
+    window: string;
+    steps: Step[];
+    notes: string[];
+    timer?: ReturnType<typeof setTimeout>;
+  };
+  let recording: Recording | null = null;
+  const tellRecord = (e: RecordEvent) => {
+    for (const l of recordListeners) l(e);
+  };
   let takeovers: Takeover[] = [];
   let changes: ChangeView[] = [];
   const lastRuns: Record<string, FlowEntry["last_runs"]> = {};
@@ -132,6 +160,7 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
     kind: "mock",
     saved,
     resolutions,
+    recaptures,
     studioInfo: () => ok(info),
     listFlows: () =>
       ok(
@@ -170,10 +199,12 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
     },
     captureWindow: (title) => ok({ png: "mock/frame.png", width: 800, height: 594, title }),
     // Flow crops (`x.crops/step.png`) are copied under public/mock/ from fixtures/flows.
-    readImage: (path) =>
-      path.startsWith("mock/") || /^[\w-]+\.crops\/[\w-]+\.png$/.test(path)
-        ? ok(path.startsWith("mock/") ? path : `mock/${path}`)
-        : Promise.reject({ code: "INVALID_ARGUMENT", message: `no image ${path} in the mock` }),
+    readImage: (path) => {
+      if (path.startsWith("mock/")) return ok(path);
+      const m = /^([\w.-]+)\.crops\/([\w-]+\.png)$/.exec(path);
+      if (!m) return Promise.reject({ code: "INVALID_ARGUMENT", message: `no image ${path} in the mock` });
+      return ok(FIXTURE_CROPS.includes(m[1]) ? `mock/${path}` : `mock/teach.crops/${m[2]}`);
+    },
     proposeTarget: (_title, x, y) =>
       ok({
         target: { text: "查询", role: "button", recorded: { x: 380, y: 62, w: 100, h: 34 } },
@@ -255,6 +286,71 @@ export function createMockBackend(options: MockOptions = {}): MockBackend {
     onRunEvent: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    startRecording: (request) => {
+      if (options.failWith) return Promise.reject({ ...options.failWith });
+      if (recording) return Promise.reject({ code: "WINDOW_BLOCKED", message: "a run or a recording is in progress" });
+      if (files[request.file]) {
+        return Promise.reject({ code: "INVALID_ARGUMENT", message: `${request.file} exists already; record into a new file` });
+      }
+      const stem = request.file.replace(/\.toml$/, "");
+      const rec: Recording = { file: request.file, name: request.name || stem, window: request.window, steps: [], notes: [] };
+      recording = rec;
+      // The recorded session, replayed one event per tick, its crops renamed for this file.
+      const events = TEACH.map((e) =>
+        e.kind === "step" && e.step.target?.crop
+          ? { ...e, step: { ...e.step, target: { ...e.step.target, crop: e.step.target.crop.replace(/^[^/]+\.crops\//, `${stem}.crops/`) } } }
+          : e,
+      );
+      let i = 0;
+      const next = () => {
+        if (recording !== rec || i >= events.length) return;
+        const e = events[i++];
+        if (e.kind === "step") rec.steps[e.index] = e.step;
+        if (e.kind === "note") rec.notes.push(e.message);
+        tellRecord(e);
+        rec.timer = setTimeout(next, tick);
+      };
+      rec.timer = setTimeout(next, tick);
+      return ok(undefined);
+    },
+    stopRecording: () => {
+      const rec = recording;
+      if (!rec) return Promise.reject({ code: "INVALID_ARGUMENT", message: "nothing is being recorded" });
+      clearTimeout(rec.timer);
+      recording = null;
+      setTimeout(() => {
+        if (rec.steps.length === 0) {
+          tellRecord({ kind: "finished", recorded: { doc: null, secrets: [], notes: rec.notes, stopped: "asked" }, error: null });
+          return;
+        }
+        const flow: Flow = { version: 1, name: rec.name, window: { title: rec.window }, step: structuredClone(rec.steps) };
+        files[rec.file] = { source: "", flow };
+        const secrets = rec.steps.flatMap((s) => /^\$\{secret:(\w+)\}$/.exec(s.text ?? "")?.[1] ?? []);
+        tellRecord({
+          kind: "finished",
+          recorded: { doc: doc(rec.file), secrets, notes: rec.notes, stopped: "asked" },
+          error: null,
+        });
+      }, tick);
+      return ok(undefined);
+    },
+    onRecordEvent: (listener) => {
+      recordListeners.add(listener);
+      return () => recordListeners.delete(listener);
+    },
+    recaptureCrop: (request) => {
+      recaptures.push(structuredClone(request));
+      const rect = request.rect ?? request.target.recorded;
+      if (!rect) {
+        return Promise.reject({
+          code: "INVALID_ARGUMENT",
+          message: "the step has no recorded box: capture the window and drag a box around the control",
+        });
+      }
+      const stem = request.file.replace(/\.toml$/, "");
+      const own = request.target.crop?.startsWith(`${stem}.crops/`) ? request.target.crop : undefined;
+      return ok({ ...request.target, crop: own ?? `${stem}.crops/s${request.step + 1}.png`, recorded: rect });
     },
   };
   return backend;

@@ -1,6 +1,14 @@
 import { invoke as tauriInvoke } from "@tauri-apps/api/core";
 import { listen as tauriListen } from "@tauri-apps/api/event";
-import { toBackendError, type Backend, type BackendError, type Progress, type Summary } from "./types";
+import {
+  toBackendError,
+  type Backend,
+  type BackendError,
+  type Progress,
+  type RecordEvent,
+  type Recorded,
+  type Summary,
+} from "./types";
 
 /** The shape of `invoke` from `@tauri-apps/api/core`, injectable so the mapping is testable without a webview. */
 export type Invoke = <T>(command: string, args?: Record<string, unknown>) => Promise<T>;
@@ -47,6 +55,20 @@ export function createTauriBackend(
         listen<{ summary: Summary | null; error: BackendError | null }>(
           "run-finished",
           (e) => listener({ kind: "finished", summary: e.payload.summary, error: e.payload.error }),
+        ),
+      ];
+      return () => {
+        for (const s of stops) void s.then((stop) => stop());
+      };
+    },
+    startRecording: (request) => call(invoke, "start_recording", { request }),
+    stopRecording: () => call(invoke, "stop_recording"),
+    recaptureCrop: (request) => call(invoke, "recapture_crop", { request }),
+    onRecordEvent: (listener) => {
+      const stops: Promise<() => void>[] = [
+        listen<Exclude<RecordEvent, { kind: "finished" }>>("record-event", (e) => listener(e.payload)),
+        listen<{ recorded: Recorded | null; error: BackendError | null }>("record-finished", (e) =>
+          listener({ kind: "finished", recorded: e.payload.recorded, error: e.payload.error }),
         ),
       ];
       return () => {

@@ -268,6 +268,49 @@ export interface Report {
   markdown: string;
 }
 
+// ---- Recording (mirror src-tauri/src/recording.rs and crates/teach) ----
+
+export interface RecordRequest {
+  /** A new flow file in the flows folder. */
+  file: string;
+  /** Anchored regex of the application's main window title. */
+  window: string;
+  name: string | null;
+}
+
+/** How a recording ended: Stop (or Ctrl+C), the stop chord in the app, or the input stream ended. */
+export type Stopped = "asked" | "chord" | "input_ended";
+
+export interface Recorded {
+  /** The flow written and validated; null when nothing was recorded (nothing written). */
+  doc: FlowDoc | null;
+  /** Secrets the flow uses for masked fields: set them before running. */
+  secrets: string[];
+  notes: string[];
+  stopped: Stopped;
+}
+
+/**
+ * One recording event. A `step` carries its index and whole current state: the same index comes
+ * again when later input changes the step (a field click becomes a `type` when the typing ends).
+ */
+export type RecordEvent =
+  | { kind: "started"; title: string; stop_chord: string }
+  | { kind: "step"; index: number; step: Step }
+  | { kind: "note"; message: string }
+  | { kind: "finished"; recorded: Recorded | null; error: BackendError | null };
+
+export interface RecaptureRequest {
+  file: string;
+  /** 0-based step (names the crop when the target has none yet). */
+  step: number;
+  /** The flow's window title, used when the target names no window of its own. */
+  window: string;
+  target: TargetSpec;
+  /** A box dragged on the screenshot (window pixels); else the target's recorded box. */
+  rect: Rect | null;
+}
+
 /** "pick X,Y" | "done" | "skip" | "retry" | "abort" — what the engine's resolve understands. */
 export type Resolution = string;
 
@@ -295,6 +338,14 @@ export interface Backend {
   runReport(id: string): Promise<Report>;
   /** Run events as they happen; returns the unsubscribe function. */
   onRunEvent(listener: (event: RunEvent) => void): () => void;
+  /** Record a person's demonstration into a new flow file; steps come as `RecordEvent`s. */
+  startRecording(request: RecordRequest): Promise<void>;
+  /** End the recording: the flow so far is written and validated (a `finished` event). */
+  stopRecording(): Promise<void>;
+  /** Recording events as they happen; returns the unsubscribe function. */
+  onRecordEvent(listener: (event: RecordEvent) => void): () => void;
+  /** Crop the step's box from the window as it is now; the target with its new crop and box. */
+  recaptureCrop(request: RecaptureRequest): Promise<TargetSpec>;
 }
 
 export function isBackendError(value: unknown): value is BackendError {

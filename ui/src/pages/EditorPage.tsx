@@ -9,6 +9,7 @@ import {
   type Flow,
   type FlowWarning,
   type LocateResult,
+  type Rect,
   type Risk,
   type Shot,
   type Step,
@@ -24,6 +25,7 @@ import {
   updateTarget,
 } from "../logic/flowEdit";
 import { applyProposalInto, describePickInto, pickWindow, roleOptions, type PickInto } from "../logic/stepForms";
+import { RecordPanel } from "./RecordPanel";
 import { Screenshot, type Box } from "./Screenshot";
 import { CheckList, CompensationList, Crop, VerifyForm } from "./StepForms";
 
@@ -84,9 +86,12 @@ function StepCard({
   onDrop,
   pick,
   onPick,
+  cropVersion,
 }: {
   backend: Backend;
   step: Step;
+  /** Bumped when a crop file was re-captured, so its picture is read again. */
+  cropVersion: number;
   index: number;
   selected: boolean;
   /** Where the next pick on the captured window goes, when this step is selected. */
@@ -157,7 +162,7 @@ function StepCard({
       </div>
       {(needsTarget(step.action) || step.target) && (
         <div className="step-target">
-          {step.target?.crop && <Crop backend={backend} path={step.target.crop} />}
+          {step.target?.crop && <Crop key={cropVersion} backend={backend} path={step.target.crop} />}
           <label>
             text
             <input
@@ -301,7 +306,16 @@ function StepCard({
   );
 }
 
-export function EditorPage({ backend, file }: { backend: Backend; file: string | null }) {
+export function EditorPage({
+  backend,
+  file,
+  onOpen,
+}: {
+  backend: Backend;
+  file: string | null;
+  /** Open another flow (a recording just written) in the editor. */
+  onOpen: (file: string) => void;
+}) {
   const [flow, setFlow] = useState<Flow | null>(null);
   const [selected, setSelected] = useState(0);
   const [error, setError] = useState<{ error: BackendError; step: number | null } | null>(null);
@@ -313,6 +327,9 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
   /** Where the next click on the captured window goes; the window title it was captured by. */
   const [pickInto, setPickInto] = useState<PickInto>({ into: "target" });
   const [shotTitle, setShotTitle] = useState<string>("");
+  /** A box dragged on the screenshot: what Re-capture crops instead of the recorded box. */
+  const [dragged, setDragged] = useState<Rect | null>(null);
+  const [cropVersion, setCropVersion] = useState(0);
 
   useEffect(() => {
     if (!file) return;
@@ -326,8 +343,30 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
     );
   }, [backend, file]);
 
-  if (!file) return <p className="page">Open a flow from the library.</p>;
-  if (!flow) return <p className="page">{error ? `${error.error.code}: ${error.error.message}` : "Loading…"}</p>;
+  // The Record panel keeps its place (first child) whatever else shows, so a recording's state
+  // survives the editor switching to the flow it wrote.
+  const stem = file?.replace(/\.toml$/, "") ?? "recorded";
+  const record = (
+    <RecordPanel
+      backend={backend}
+      defaultWindow={flow?.window.title ?? ""}
+      defaultFile={file ? `${stem}-recorded` : "recorded"}
+      onRecorded={onOpen}
+    />
+  );
+  if (!file || !flow)
+    return (
+      <section className="page editor" aria-label="Step editor">
+        {record}
+        <p>
+          {!file
+            ? "Open a flow from the library, or record one."
+            : error
+              ? `${error.error.code}: ${error.error.message}`
+              : "Loading…"}
+        </p>
+      </section>
+    );
 
   const title = flow.window.title;
   const step = flow.step[selected];
@@ -340,6 +379,24 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
     });
   }
   for (const c of located?.candidates ?? []) boxes.push({ rect: c.rect, label: c.text, kind: "candidate" });
+  if (dragged) boxes.push({ rect: dragged, label: "crop box", kind: "picked" });
+
+  const recapture = () => {
+    if (!step?.target) return;
+    setBusy(true);
+    backend
+      .recaptureCrop({ file, step: selected, window: title, target: step.target, rect: dragged })
+      .then(
+        (target) => {
+          setFlow(updateStep(flow, selected, { target }));
+          setCropVersion((v) => v + 1);
+          setDragged(null);
+          setStatus(`crop of step ${selected + 1} re-captured into ${target.crop}; save to keep it`);
+        },
+        (e) => setError({ error: toBackendError(e), step: null }),
+      )
+      .finally(() => setBusy(false));
+  };
 
   const save = () => {
     setStatus("saving…");
@@ -360,6 +417,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
 
   return (
     <section className="page editor" aria-label="Step editor">
+      {record}
       <div className="toolbar">
         <h2>
           {flow.name} <code>{file}</code>
@@ -419,6 +477,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
             <StepCard
               key={i}
               backend={backend}
+              cropVersion={cropVersion}
               step={s}
               index={i}
               selected={i === selected}
@@ -455,7 +514,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
           <p className="muted">{describeTarget(step?.target)}</p>
           {step?.target?.crop && (
             <figure className="target-crop" data-testid="target-crop">
-              <Crop backend={backend} path={step.target.crop} large />
+              <Crop key={cropVersion} backend={backend} path={step.target.crop} large />
               <figcaption className="muted">
                 crop <code>{step.target.crop}</code>
                 {!step.target.text && !step.target.near && " — this control is known by its pixels alone"}
@@ -495,7 +554,21 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
             >
               Test locate
             </button>
+            <button
+              disabled={busy || !step?.target || (!dragged && !step.target.recorded)}
+              title="crop the step's box (or a box dragged on the screenshot) from the window as it is now"
+              onClick={recapture}
+            >
+              Re-capture crop
+            </button>
           </div>
+          {shot && (
+            <p className="muted" data-testid="crop-box">
+              {dragged
+                ? `Re-capture crops the dragged box ${dragged.x},${dragged.y} ${dragged.w}×${dragged.h}.`
+                : "Drag a box on the screenshot to re-capture a different box as the crop."}
+            </p>
+          )}
           {located && (
             <p data-testid="locate-result">
               {located.located
@@ -515,6 +588,7 @@ export function EditorPage({ backend, file }: { backend: Backend; file: string |
                 src={shot.png}
                 alt={`window ${shot.title}`}
                 boxes={boxes}
+                onBox={setDragged}
                 onPick={(p) => {
                   setBusy(true);
                   const dest = pickInto;
