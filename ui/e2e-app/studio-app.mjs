@@ -1,8 +1,10 @@
 // End-to-end test of the real studio (Tauri + WebKitGTK) under Xvfb, driven through
 // tauri-driver and WebKitWebDriver with plain W3C WebDriver calls. The practice app runs beside
 // it. Usage: node studio-app.mjs STUDIO_BINARY PRACTICE_APP SHOTS_DIR
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const [APP, DESK, SHOTS] = process.argv.slice(2);
 const WD = `http://127.0.0.1:${process.env.MEND_DRIVER_PORT ?? 4444}`;
@@ -36,11 +38,30 @@ async function waitFor(what, fn, timeoutMs = 60_000) {
   throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
 }
 
-function startDesk(variant) {
-  const p = spawn(DESK, ["--lang", "zh", "--variant", variant, "--screen", "login", "--seed", "1"], {
+function startDesk(variant, geometry) {
+  const extra = geometry ? ["--dump-geometry", geometry] : [];
+  const p = spawn(DESK, ["--lang", "zh", "--variant", variant, "--screen", "login", "--seed", "1", ...extra], {
     stdio: "ignore",
   });
   return p;
+}
+
+/** The practice app's control (its geometry dump, screen pixels). */
+function control(geometry, role, label) {
+  const g = JSON.parse(readFileSync(geometry, "utf8"));
+  const c = g.controls.find((c) => c.role === role && c.label.includes(label));
+  if (!c) throw new Error(`no ${role} '${label}' in the practice app`);
+  return c;
+}
+
+/** A person's click on the practice app, through the X server (xdotool), with the app in front. */
+async function personClicks(geometry, role, label) {
+  const c = control(geometry, role, label);
+  execFileSync("xdotool", ["search", "--onlyvisible", "--class", "Customerdesk", "windowactivate", "--sync"]);
+  execFileSync("xdotool", ["mousemove", String(c.x + c.w / 2), String(c.y + c.h / 2)]);
+  await sleep(300);
+  execFileSync("xdotool", ["click", "1"]);
+  await sleep(700);
 }
 
 const session = await wd("POST", "/session", {
@@ -51,6 +72,11 @@ const S = (p) => `/session/${sid}${p}`;
 const find = async (xpath) => (await wd("POST", S("/element"), { using: "xpath", value: xpath }))[ELEMENT];
 const click = async (xpath) => wd("POST", S(`/element/${await find(xpath)}/click`), {});
 const text = async (xpath) => wd("GET", S(`/element/${await find(xpath)}/text`));
+const fill = async (xpath, value) => {
+  const el = await waitFor(xpath, () => find(xpath), 10_000);
+  await wd("POST", S(`/element/${el}/clear`), {});
+  await wd("POST", S(`/element/${el}/value`), { text: value });
+};
 const shot = async (name) => {
   const b64 = await wd("GET", S("/screenshot"));
   writeFileSync(`${SHOTS}/${name}`, Buffer.from(b64, "base64"));
@@ -98,6 +124,47 @@ try {
   );
   await shot("studio-app-finished.png");
   console.log("removed run: paused, skipped, finished");
+  desk.kill();
+  await sleep(500);
+
+  // 3. Record: a person (xdotool) logs in while the studio records; the steps show as they are
+  // captured; Stop writes the flow, which opens in the editor; the password is in no file.
+  const geometry = join(mkdtempSync(join(tmpdir(), "mend-e2e-")), "geometry.json");
+  desk = startDesk("baseline", geometry);
+  await waitFor("the practice app's login screen", () => JSON.parse(readFileSync(geometry, "utf8")).screen === "login");
+  await tab("Editor");
+  await click("//button[contains(., 'Record')]");
+  await fill("//input[@aria-label='record window']", "客户管理系统|Customer Desk");
+  await fill("//input[@aria-label='record file']", "e2e-recorded.toml");
+  await click("//button[text()='Start recording']");
+  await waitFor("the recording to start", async () => (await text("//*[@data-testid='recording']")).includes("Recording in"));
+  const PASSWORD = process.env.DESK_PASSWORD ?? "e2e-password";
+  await personClicks(geometry, "field", "用户名");
+  execFileSync("xdotool", ["type", "--delay", "60", "admin"]);
+  await personClicks(geometry, "field", "密码");
+  // Live: the user-name step is told as a `type` once the person moved on.
+  await waitFor("the first step, live", async () => (await text("//*[@data-testid='recorded-step-0']")).includes("admin"), 30_000);
+  execFileSync("xdotool", ["type", "--delay", "60", PASSWORD]);
+  await personClicks(geometry, "button", "登录");
+  await waitFor("the person logged in", () => JSON.parse(readFileSync(geometry, "utf8")).screen === "main", 15_000);
+  await sleep(1500);
+  await shot("studio-app-recording.png");
+  await click("//button[contains(., 'Stop')]");
+  const outcome = await waitFor(
+    "the recording to be written",
+    async () => {
+      const t = await text("//*[@data-testid='record-outcome']");
+      return t.includes("into e2e-recorded.toml") ? t : null;
+    },
+    60_000,
+  );
+  if (!outcome.includes("validated")) throw new Error(`recording: ${outcome}`);
+  await waitFor("the recorded flow in the editor", async () => (await text("//h2")).includes("e2e-recorded.toml"));
+  const src = readFileSync(join(process.env.MEND_FLOWS, "e2e-recorded.toml"), "utf8");
+  if (!src.includes('text = "admin"') || !src.includes("${secret:")) throw new Error(`recorded flow:\n${src}`);
+  if (src.includes(PASSWORD)) throw new Error("the password reached the recorded flow");
+  await shot("studio-app-recorded.png");
+  console.log(`recording: ${outcome}`);
 } catch (e) {
   await wd("GET", S("/screenshot"))
     .then((b64) => writeFileSync("/tmp/studio-e2e-failure.png", Buffer.from(b64, "base64")))
