@@ -47,6 +47,12 @@ enum Decision {
 pub struct Locator {
     pub ocr: OcrEngine,
     pub semantic: Box<dyn SemanticMatcher + Send>,
+    /// The flow's own names for its controls: the semantic rung never answers a control that
+    /// reads as one of them (unless it is this target's own name). A flow that clicks "Search"
+    /// and then "Find..." means two controls; "Find" being a synonym of "Search" must not
+    /// send the second click to the first (jEdit's Search menu, clicked again while its
+    /// popup was still opening).
+    pub flow_names: Vec<String>,
     cache: SceneCache,
 }
 
@@ -55,6 +61,7 @@ impl Locator {
         Ok(Locator {
             ocr: OcrEngine::new(langs)?,
             semantic: Box::new(OfflineMatcher),
+            flow_names: Vec::new(),
             cache: SceneCache::default(),
         })
     }
@@ -150,6 +157,11 @@ impl Locator {
 
             // 3. semantic: meaning, not spelling.
             // The matcher sees whole captions, and never a line that holds unread text.
+            let others: Vec<&String> = self
+                .flow_names
+                .iter()
+                .filter(|n| label_match(n, text).is_none())
+                .collect();
             let seen: Vec<SeenLabel> = labels
                 .iter()
                 .filter(|l| !too_wide(l))
@@ -157,6 +169,7 @@ impl Locator {
                     text: caption(&labels, l),
                     ..l.clone()
                 })
+                .filter(|l| !others.iter().any(|n| label_match(n, &l.text).is_some()))
                 .collect();
             if let Some((i, conf)) = self.semantic.choose(target, &seen).map_err(ocr_err)? {
                 if let Some(mut c) = resolve(scene, &mut self.ocr, &seen[i], target.role, conf) {

@@ -362,9 +362,15 @@ fn glyph_shape(ink: &CaptionInk, text_h: i32) -> Option<&'static str> {
     }
 }
 
-/// Whether one glyph read by OCR can be that ink: a letter, digit or "+" is not a speck, and a
-/// digit or an operator drawn in one stroke is one piece of ink (÷ read as "+" is three).
+/// Whether a short caption read by OCR can be that ink: a letter, digit or "+" is not a speck;
+/// a digit or an operator drawn in one stroke is one piece of ink (÷ read as "+" is three);
+/// a glyph of two strokes ("=", ":") is not one piece (an asterisk read as "="); an ideograph
+/// fills the font's height (a bitmap "e" read as 已 by the Chinese model is x-height tall).
 fn plausible(read: &str, ink: &CaptionInk, text_h: i32) -> bool {
+    let ideograph = |c: char| ('\u{3000}'..='\u{9fff}').contains(&c) || c >= '\u{f900}';
+    if read.chars().any(ideograph) && (ink.rect.h as f64) < 0.75 * text_h as f64 {
+        return false;
+    }
     let mut cs = read.chars();
     match (cs.next(), cs.next()) {
         (Some(c), None) if c.is_alphanumeric() || "+*#%&@$?!".contains(c) => {
@@ -373,6 +379,7 @@ fn plausible(read: &str, ink: &CaptionInk, text_h: i32) -> bool {
                 && ink.rect.w.max(ink.rect.h) as f64 >= 0.45 * text_h as f64
         }
         (Some(c), None) if "-()/".contains(c) => ink.parts.len() == 1,
+        (Some(c), None) if "=:".contains(c) => ink.parts.len() >= 2,
         _ => true,
     }
 }
@@ -801,6 +808,7 @@ impl<'a> Scene<'a> {
                         glyphs: ink.groups,
                         text_h,
                     },
+                    |read| plausible(read, ink, text_h),
                 )?;
                 let text = words
                     .iter()

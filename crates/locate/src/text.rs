@@ -134,6 +134,9 @@ pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
     if w.is_empty() || s.is_empty() {
         return None;
     }
+    if other_case_of_one_letter(wanted, seen) {
+        return None;
+    }
     if w == s {
         return Some(1.0);
     }
@@ -148,6 +151,26 @@ pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
     }
     let sim = similarity(&w, &s);
     (sim >= FUZZY_MIN).then_some(sim)
+}
+
+/// Whether two one-letter captions are the same letter in the other case, drawn differently:
+/// on a keypad "e" and "E" are two keys (Euler's number and the hex digit). Letters whose two
+/// cases share a shape (c, o, s, u, v, w, x, z) OCR cannot tell apart, so those still match.
+fn other_case_of_one_letter(wanted: &str, seen: &str) -> bool {
+    let one = |s: &str| {
+        let mut cs = s.trim().chars();
+        match (cs.next(), cs.next()) {
+            (Some(c), None) if c.is_alphabetic() => Some(c),
+            _ => None,
+        }
+    };
+    match (one(wanted), one(seen)) {
+        (Some(a), Some(b)) if a != b => {
+            let (la, lb) = (a.to_lowercase().next(), b.to_lowercase().next());
+            la == lb && !la.is_some_and(|c| "cosuvwxz".contains(c))
+        }
+        _ => false,
+    }
 }
 
 /// The runs of digits in a label, in order.
@@ -176,6 +199,18 @@ mod tests {
         assert!(label_match("File", "Eile").is_some());
         assert_eq!(label_match("Find", "Bind"), None);
         assert_eq!(label_match("Find", "End"), None);
+    }
+
+    #[test]
+    fn a_one_letter_caption_in_the_other_case_is_another_key() {
+        assert_eq!(label_match("e", "E"), None);
+        assert_eq!(label_match("E", "e"), None);
+        assert_eq!(label_match("A", "a"), None);
+        // Same shape in both cases: OCR cannot tell, so the case is not held against it.
+        assert_eq!(label_match("C", "c"), Some(1.0));
+        assert_eq!(label_match("x", "X"), Some(1.0));
+        assert_eq!(label_match("E", "E"), Some(1.0));
+        assert_eq!(label_match("Edit", "edit"), Some(1.0));
     }
 
     #[test]

@@ -628,3 +628,24 @@ fn a_crop_is_found_at_125_and_150_percent_and_refused_when_its_control_is_gone()
         Some(ErrorCode::LocatorNotFound)
     );
 }
+
+/// A flow that clicks "Search" and then "Find..." names two controls. Before the Search menu's
+/// popup has painted, only the menu bar is on the screen, and "Find" is a synonym of "Search":
+/// the semantic rung answered the Search title again (a real jEdit run clicked it twice and
+/// closed its own menu). Told the flow's names, it never answers a control the flow names
+/// otherwise; the step waits for its item or refuses.
+#[test]
+fn a_guess_by_meaning_never_lands_on_a_control_the_flow_names_otherwise() {
+    let mut loc = locator();
+    let s = load("jedit", "default");
+    let alone = find(&mut loc, &s.frame, "Find...", Role::Menu).expect("a synonym alone");
+    assert_eq!(alone.strategy, mend_model::Strategy::Semantic);
+    loc.flow_names = vec!["Search".into(), "Find...".into()];
+    assert_eq!(
+        find(&mut loc, &s.frame, "Find...", Role::Menu).err(),
+        Some(ErrorCode::LocatorNotFound)
+    );
+    // The flow's own name for this very target is no reason to refuse it.
+    let search = find(&mut loc, &s.frame, "Search", Role::Menu).expect("Search itself");
+    assert_eq!(search.text, "Search");
+}

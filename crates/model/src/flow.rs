@@ -23,6 +23,41 @@ pub struct Flow {
     pub steps: Vec<Step>,
 }
 
+impl Flow {
+    /// The texts the flow gives its targets (steps, drag ends, checks, compensations), with no
+    /// variable in them: the flow's own names for its controls. A control the flow names one
+    /// way is never another target's synonym.
+    pub fn target_names(&self) -> Vec<String> {
+        fn of_check(c: &Check) -> Option<&TargetSpec> {
+            match c {
+                Check::Exists(t) | Check::NotExists(t) | Check::TextMatches { target: t, .. } => {
+                    Some(t)
+                }
+                Check::WindowTitle(_) => None,
+            }
+        }
+        fn of_step<'s>(s: &'s Step, out: &mut Vec<&'s TargetSpec>) {
+            out.extend(s.target.iter().chain(s.to.iter()));
+            out.extend(s.check.iter().chain(s.verify.iter()).filter_map(of_check));
+            for c in &s.compensation {
+                of_step(c, out);
+            }
+        }
+        let mut specs = Vec::new();
+        for s in &self.steps {
+            of_step(s, &mut specs);
+        }
+        let mut names: Vec<String> = specs
+            .into_iter()
+            .filter_map(|t| t.text.clone())
+            .filter(|t| !t.contains("${"))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
 /// The application the flow drives, and every window it may send input to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -132,28 +132,42 @@ impl OcrEngine {
             .collect())
     }
 
-    /// Read a short caption on its own: one character or one word, punctuation kept, at three
-    /// upscales around the size Tesseract reads best; the reading two of them agree on wins,
-    /// and without a majority there is no reading. (One scale alone is fragile on bitmap
-    /// glyphs: xcalc's 9 read "9" at 2× and 4× and ":" at 3×.) Boxes come back in `img`'s
-    /// pixels.
-    pub fn read_glyphs(&mut self, img: &RgbaImage, g: GlyphRead) -> Result<Vec<Word>, MendError> {
+    /// Read a short caption on its own: one character or one word, punctuation kept, at
+    /// upscales around the size Tesseract reads best. Each reading `accept` refuses (a glyph
+    /// the ink's shape cannot be) counts as none; the reading two upscales agree on wins, and
+    /// a tie or no agreement is no reading. Three upscales first, a fourth and a fifth only
+    /// when those three do not agree. (One scale alone is fragile on bitmap glyphs: xcalc's 9
+    /// read "9" at 2× and 4× and ":" at 3×; its 5 px asterisk read "", "*" and "=" at 2×–4×
+    /// and "*" again at 5×.) Boxes come back in `img`'s pixels.
+    pub fn read_glyphs(
+        &mut self,
+        img: &RgbaImage,
+        g: GlyphRead,
+        accept: impl Fn(&str) -> bool,
+    ) -> Result<Vec<Word>, MendError> {
         let base = ((30.0 / g.text_h.max(1) as f64).round() as u32).clamp(3, 6);
-        let mut reads: Vec<Vec<Word>> = Vec::new();
-        for scale in [base - 1, base, base + 1] {
-            reads.push(self.read_glyphs_at(img, g, scale)?);
-        }
         let text = |ws: &[Word]| {
             ws.iter()
                 .map(|w| w.text.as_str())
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let texts: Vec<String> = reads.iter().map(|ws| text(ws)).collect();
-        let agreed = (0..reads.len()).find(|&i| {
-            !texts[i].is_empty() && texts.iter().filter(|t| **t == texts[i]).count() >= 2
-        });
-        Ok(agreed.map(|i| reads.swap_remove(i)).unwrap_or_default())
+        let mut reads: Vec<(String, Vec<Word>)> = Vec::new();
+        for scale in [base - 1, base, base + 1, base + 2, base + 3] {
+            if reads.len() >= 3 && agreed(&reads).is_some() {
+                break;
+            }
+            let ws = self.read_glyphs_at(img, g, scale)?;
+            let t = text(&ws);
+            reads.push(if t.is_empty() || !accept(&t) {
+                (String::new(), Vec::new())
+            } else {
+                (t, ws)
+            });
+        }
+        Ok(agreed(&reads)
+            .map(|i| reads.swap_remove(i).1)
+            .unwrap_or_default())
     }
 
     fn read_glyphs_at(
@@ -248,6 +262,36 @@ impl OcrEngine {
     }
 }
 
+/// The reading most upscales agree on, if at least two do and no other reading as many. Once
+/// all five upscales are read, one sure reading (confidence at least [`LONE_MIN_CONF`]) that
+/// no other upscale contradicts — each of the rest read nothing or a glyph the ink cannot be —
+/// also stands (xcalc's asterisk on navy: "*" once, "=" for a one-piece ink four times).
+fn agreed(reads: &[(String, Vec<Word>)]) -> Option<usize> {
+    let read: Vec<usize> = (0..reads.len())
+        .filter(|&i| !reads[i].0.is_empty())
+        .collect();
+    if let [i] = read.as_slice() {
+        let sure = reads[*i].1.iter().all(|w| w.conf >= LONE_MIN_CONF);
+        return (reads.len() >= 5 && sure).then_some(*i);
+    }
+    let votes = |t: &str| reads.iter().filter(|(u, _)| u == t).count();
+    let n = read.iter().map(|&i| votes(&reads[i].0)).max()?;
+    let mut top: Vec<usize> = read
+        .into_iter()
+        .filter(|&i| votes(&reads[i].0) == n)
+        .collect();
+    if n < 2 || top.iter().any(|&i| reads[i].0 != reads[top[0]].0) {
+        return None;
+    }
+    // Of the agreeing upscales, the surest reading.
+    let conf = |i: usize| reads[i].1.iter().map(|w| w.conf).fold(100.0, f32::min);
+    top.sort_by(|&a, &b| conf(b).total_cmp(&conf(a)));
+    top.first().copied()
+}
+
+/// See [`agreed`].
+const LONE_MIN_CONF: f32 = 65.0;
+
 /// A cache key for reading `r` of `img` with the settings in `how`: the raw pixels read, before
 /// preprocessing (a hit costs one hash of the crop, not an upscale).
 fn crop_key(img: &RgbaImage, r: Rect, how: impl Hash) -> u64 {
@@ -258,4 +302,61 @@ fn crop_key(img: &RgbaImage, r: Rect, how: impl Hash) -> u64 {
         img.as_raw()[start..start + r.w as usize * 4].hash(&mut h);
     }
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads(rs: &[(&str, f32)]) -> Vec<(String, Vec<Word>)> {
+        rs.iter()
+            .map(|&(t, conf)| {
+                let ws = if t.is_empty() {
+                    vec![]
+                } else {
+                    vec![Word {
+                        text: t.into(),
+                        rect: Rect::new(0, 0, 5, 5),
+                        conf,
+                        line_key: (0, 0, 0),
+                    }]
+                };
+                (t.to_string(), ws)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_upscales_agreeing_win_with_their_surest_reading() {
+        let r = reads(&[("*", 51.0), ("*", 45.0), ("", 0.0)]);
+        assert_eq!(agreed(&r), Some(0));
+        let r = reads(&[("9", 80.0), (":", 90.0), ("9", 95.0)]);
+        assert_eq!(agreed(&r), Some(2));
+    }
+
+    #[test]
+    fn a_tie_or_no_agreement_is_no_reading() {
+        let r = reads(&[("7", 90.0), ("T", 90.0), ("", 0.0)]);
+        assert_eq!(agreed(&r), None);
+        let r = reads(&[
+            ("7", 90.0),
+            ("T", 90.0),
+            ("7", 90.0),
+            ("T", 90.0),
+            ("", 0.0),
+        ]);
+        assert_eq!(agreed(&r), None);
+    }
+
+    #[test]
+    fn a_lone_sure_reading_stands_only_after_all_five_upscales() {
+        let three = reads(&[("", 0.0), ("*", 70.0), ("", 0.0)]);
+        assert_eq!(agreed(&three), None);
+        let five = reads(&[("", 0.0), ("*", 70.0), ("", 0.0), ("", 0.0), ("", 0.0)]);
+        assert_eq!(agreed(&five), Some(1));
+        let unsure = reads(&[("", 0.0), ("*", 40.0), ("", 0.0), ("", 0.0), ("", 0.0)]);
+        assert_eq!(agreed(&unsure), None);
+        let contradicted = reads(&[("x", 90.0), ("*", 70.0), ("", 0.0), ("", 0.0), ("", 0.0)]);
+        assert_eq!(agreed(&contradicted), None);
+    }
 }

@@ -46,6 +46,9 @@ pub trait Finder {
     fn notes(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// The flow's own names for its controls ([`mend_model::Flow::target_names`]), told once
+    /// per run: a guess by meaning never lands on a control the flow names otherwise.
+    fn set_flow_names(&mut self, _names: Vec<String>) {}
 }
 
 impl Finder for Locator {
@@ -60,6 +63,10 @@ impl Finder for Locator {
 
     fn notes(&mut self) -> Vec<String> {
         self.semantic.drain_log()
+    }
+
+    fn set_flow_names(&mut self, names: Vec<String>) {
+        self.flow_names = names;
     }
 
     fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {
@@ -325,6 +332,7 @@ impl<'a> Runner<'a> {
     }
 
     fn drive(&mut self, lf: &LoadedFlow, mut rec: RunRecord) -> Result<Summary, MendError> {
+        self.finder.set_flow_names(lf.flow.target_names());
         self.run_dir = self.opts.runs_dir.join(&rec.id);
         self.run_id = rec.id.clone();
         std::fs::create_dir_all(&self.run_dir).map_err(|e| {

@@ -536,9 +536,26 @@ impl Teacher {
                 })
                 .map(|(_, f)| f.clone())
         });
-        let Some(frame) = before.or_else(|| self.capture.capture_window(id).ok()) else {
+        // The frame from before the input that ended the typing; when the field there does not
+        // show the text yet (an app slow to paint under load), the field as it is now. A masked
+        // field shows bullets in both, so this never lets a password through.
+        let now = || self.capture.capture_window(id).ok();
+        let first = before.clone().or_else(now);
+        let Some(frame) = first else {
             return true; // cannot look: treat it as a secret, never store it
         };
+        if self.shows(&frame, rect, typed) {
+            return false;
+        }
+        match before.and_then(|_| self.capture.capture_window(id).ok()) {
+            Some(later) => !self.shows(&later, rect, typed),
+            None => true,
+        }
+    }
+
+    /// Whether the field at `rect` of `frame` shows `typed`, or a part of it (a long text
+    /// scrolled in its field). Bullets and stars share no run of 4 characters with the text.
+    fn shows(&mut self, frame: &Frame, rect: Rect, typed: &str) -> bool {
         let read = self
             .locator
             .ocr
@@ -551,12 +568,9 @@ impl Teacher {
             })
             .unwrap_or_default();
         let (read, typed) = (normalize(&read), normalize(typed));
-        // What is shown is what was typed, or a part of it (a long text scrolled in its
-        // field): not masked. Bullets and stars share no run of 4 characters with the text.
-        let shown = read.contains(&typed)
+        read.contains(&typed)
             || similarity(&read, &typed) >= 0.8
-            || common_run(&read, &typed) >= 4.min(typed.chars().count());
-        !shown
+            || common_run(&read, &typed) >= 4.min(typed.chars().count())
     }
 
     /// What the screen did after a commit-like click, as its `verify`.

@@ -35,6 +35,17 @@ pub(crate) fn gray(img: &RgbaImage) -> GrayImage {
     image::DynamicImage::ImageRgba8(img.clone()).to_luma8()
 }
 
+/// The grey control frames are looked for in: the mean of the three channels. For grey pixels it is
+/// their grey; on a coloured ground it keeps the contrast a person sees and luma loses. A
+/// black key frame on navy (`-bg navy`) differs by 9 in luma, under any edge threshold that
+/// ignores antialiasing, and by 43 in the mean.
+fn frame_gray(img: &RgbaImage) -> GrayImage {
+    GrayImage::from_fn(img.width(), img.height(), |x, y| {
+        let [r, g, b, _] = img.get_pixel(x, y).0;
+        image::Luma([((r as u16 + g as u16 + b as u16) / 3) as u8])
+    })
+}
+
 struct Run {
     y: i32,
     x0: i32,
@@ -199,7 +210,7 @@ fn trace_side(g: &GrayImage, end: i32, dir: i32, y0: i32, y1: i32, reach: i32) -
 
 /// Framed rectangles that look like controls, in image pixels, outermost first.
 pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
-    let g = gray(img);
+    let g = frame_gray(img);
     control_rects(&g)
         .into_iter()
         .map(|rect| ControlBox {
@@ -334,6 +345,24 @@ mod tests {
             img.put_pixel(r.x as u32, y as u32, Rgba(c));
             img.put_pixel((r.right() - 1) as u32, y as u32, Rgba(c));
         }
+    }
+
+    #[test]
+    fn a_black_frame_on_a_navy_ground_is_a_frame() {
+        // Luma tells black from navy by 9 levels; a person sees the keys plainly.
+        let mut img = RgbaImage::from_pixel(200, 100, Rgba([0, 0, 128, 255]));
+        let key = Rect::new(40, 30, 42, 28);
+        frame(&mut img, key, [0, 0, 0, 255]);
+        for y in 40..48 {
+            for x in 58..64 {
+                img.put_pixel(x, y, Rgba([255, 255, 255, 255]));
+            }
+        }
+        let boxes = find_control_boxes(&img);
+        assert!(
+            boxes.iter().any(|b| b.rect.iou(&key) > 0.8),
+            "no frame in {boxes:?}"
+        );
     }
 
     #[test]
