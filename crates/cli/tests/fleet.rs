@@ -272,3 +272,160 @@ fn a_fleet_through_kills_and_a_server_restart_creates_every_row_exactly_once() {
         }
     }
 }
+
+fn psql(url: &str, sql: &str) -> String {
+    let out = Command::new("psql")
+        .args(["-d", url, "-tAc", sql])
+        .output()
+        .expect("psql");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// (status, attempt) of the one work item of a test.
+fn item(url: &str, key: &str) -> (String, i64) {
+    let s = psql(
+        url,
+        &format!("SELECT status || '|' || attempt FROM mend.work WHERE key = '{key}'"),
+    );
+    let (st, at) = s.split_once('|').unwrap_or(("", "0"));
+    (st.to_string(), at.parse().unwrap_or(0))
+}
+
+fn add_rows(url: &str, dir: &Path, rows: usize) -> (Vec<String>, Vec<(String, String, String)>) {
+    let (csv, rows) = work_list(dir, rows);
+    let flow = repo_root().join("fixtures/flows/new_customers.toml");
+    let out = mend(
+        url,
+        &[
+            "queue",
+            "add",
+            flow.to_str().unwrap(),
+            "--data",
+            csv.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys = rep["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    (keys, rows)
+}
+
+#[test]
+fn a_job_that_kills_its_worker_every_time_is_parked_for_a_person_then_retried() {
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let (keys, rows) = add_rows(&url, dir.path(), 1);
+    let key = &keys[0];
+    let mut seat = seats(1, dir.path()).pop().unwrap();
+    // Kill the worker as soon as each new attempt has started, until the item is parked.
+    let mut last = 0;
+    for _ in 0..8 {
+        let mut w = start_worker(&url, &seat, &runs, 2);
+        let started = wait_for(Duration::from_secs(60), || {
+            let (st, at) = item(&url, key);
+            ((st == "running" && at > last) || st == "paused").then_some((st, at))
+        })
+        .expect("the worker took the job");
+        let _ = w.kill();
+        let _ = w.wait();
+        if started.0 == "paused" {
+            break;
+        }
+        last = started.1;
+    }
+    let (st, _) = item(&url, key);
+    assert_eq!(st, "paused", "{}", dump_logs(std::slice::from_ref(&seat)));
+    let reason = psql(
+        &url,
+        &format!("SELECT reason FROM mend.work WHERE key = '{key}'"),
+    );
+    assert!(reason.starts_with("POISON_JOB"), "{reason}");
+    assert_eq!(
+        psql(
+            &url,
+            &format!("SELECT recoveries FROM mend.work WHERE key = '{key}'")
+        ),
+        "3",
+        "parked on the first recovery past the cap of 2"
+    );
+    // Another process sees the request.
+    let out = mend(&url, &["takeover", "list", "--json"]);
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["run"] == key.as_str())
+        .unwrap_or_else(|| panic!("no takeover for {key}: {list}"));
+    assert_eq!(t["code"], "POISON_JOB");
+    // A person retries it: a worker on the seat finishes it, and the row exists once.
+    let out = mend(&url, &["queue", "retry", key]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    seat.worker = Some(start_worker(&url, &seat, &runs, 2));
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, key).0 == "done").then_some(())
+    })
+    .unwrap_or_else(|| panic!("{}", dump_logs(std::slice::from_ref(&seat))));
+    let created: Vec<Value> = seat
+        .app
+        .ledger()
+        .into_iter()
+        .filter(|e| e["op"] == "create")
+        .collect();
+    assert_eq!(created.len(), 1, "{created:?}");
+    assert_eq!(created[0]["fields"]["name"], rows[0].0.as_str());
+    if let Some(mut w) = seat.worker.take() {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+}
+
+#[test]
+fn sigterm_finishes_the_job_in_hand_and_leases_no_more() {
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let (keys, _) = add_rows(&url, dir.path(), 2);
+    let seat = seats(1, dir.path()).pop().unwrap();
+    let mut w = start_worker(&url, &seat, &dir.path().join("runs"), 2);
+    let first = wait_for(Duration::from_secs(60), || {
+        keys.iter().find(|k| item(&url, k).0 == "running").cloned()
+    })
+    .expect("a job started");
+    let term = Command::new("kill")
+        .args(["-TERM", &w.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let code = wait_for(Duration::from_secs(90), || w.try_wait().ok().flatten())
+        .expect("the worker stopped");
+    assert_eq!(
+        code.code(),
+        Some(0),
+        "{}",
+        dump_logs(std::slice::from_ref(&seat))
+    );
+    assert_eq!(item(&url, &first).0, "done", "the job in hand was finished");
+    let other = keys.iter().find(|k| **k != first).unwrap();
+    assert_eq!(
+        item(&url, other).0,
+        "pending",
+        "no job leased after SIGTERM"
+    );
+    assert_eq!(
+        seat.app
+            .ledger()
+            .iter()
+            .filter(|e| e["op"] == "create")
+            .count(),
+        1
+    );
+}

@@ -26,7 +26,7 @@ use graphile_worker::{IntoTaskHandlerResult, TaskHandler, WorkerContext, WorkerO
 use mend_model::{ErrorCode, MendError};
 use mend_runner::takeover::{Takeover, TAKEOVERS};
 use mend_runner::Summary;
-use mend_store::{JournalEntry, RunRecord, Store};
+use mend_store::{JournalEntry, Store};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -214,13 +214,14 @@ impl Inner {
                 _ => None,
             })
             .unwrap_or(0);
-        let mut rec = store
-            .run(key)?
-            .unwrap_or_else(|| RunRecord::new(key, &spec.flow, now));
-        rec.status = "paused".into();
-        rec.code = Some(ErrorCode::PoisonJob);
-        rec.message = Some(reason.to_string());
-        store.put_run(&rec)?;
+        // A run that never got its record (killed before the first step) keeps none: the
+        // retry starts it afresh, with the flow's hash.
+        if let Some(mut rec) = store.run(key)? {
+            rec.status = "paused".into();
+            rec.code = Some(ErrorCode::PoisonJob);
+            rec.message = Some(reason.to_string());
+            store.put_run(&rec)?;
+        }
         let t = Takeover {
             id: format!("t-{key}"),
             run: key.to_string(),
