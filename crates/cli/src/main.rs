@@ -2,6 +2,7 @@
 //! failed, 2 bad input, 3 paused for a person.
 
 mod act;
+mod fleet;
 mod inspect;
 mod run;
 mod target;
@@ -57,6 +58,11 @@ enum Cmd {
     /// Flow changes proposed by picks: list, show (a diff), accept, reject.
     #[command(subcommand)]
     Changes(run::ChangesCmd),
+    /// The fleet's work list on PostgreSQL: add, status, retry, cancel.
+    #[command(subcommand)]
+    Queue(fleet::QueueCmd),
+    /// Lease jobs from the fleet's queue one at a time and run them on this desktop.
+    Worker(fleet::WorkerArgs),
     /// The OS keyring for ${secret:NAME}: set (value on stdin), delete.
     #[command(subcommand)]
     Secret(run::SecretCmd),
@@ -89,6 +95,8 @@ fn main() -> ExitCode {
         Cmd::Takeover(c) => run::run_takeover(c),
         Cmd::Changes(c) => run::run_changes(c),
         Cmd::Secret(c) => run::run_secret(c),
+        Cmd::Queue(c) => fleet::run_queue(c),
+        Cmd::Worker(a) => fleet::run_worker(a),
     };
     match result {
         Ok(code) => code,

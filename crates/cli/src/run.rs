@@ -21,6 +21,10 @@ pub struct DbArgs {
     /// The run database (default: $MEND_DB, else ~/.local/share/mend).
     #[arg(long)]
     pub db: Option<PathBuf>,
+    /// A fleet's PostgreSQL (default: $MEND_DATABASE_URL): runs, journals and takeover
+    /// requests are read and written there instead of the local sled database.
+    #[arg(long)]
+    pub database_url: Option<String>,
 }
 
 impl DbArgs {
@@ -34,7 +38,10 @@ impl DbArgs {
             })
     }
     fn open(&self) -> Result<Store, MendError> {
-        Store::open(&self.dir())
+        match crate::fleet::database_url(self.database_url.as_deref()) {
+            Some(url) => Ok(crate::fleet::connect(&url)?.store(None)),
+            None => Store::open(&self.dir()),
+        }
     }
 }
 
@@ -105,7 +112,7 @@ fn invalid(msg: String) -> MendError {
     MendError::new(ErrorCode::InvalidArgument, msg)
 }
 
-fn parse_vars(vars: &[String]) -> Result<BTreeMap<String, String>, MendError> {
+pub(crate) fn parse_vars(vars: &[String]) -> Result<BTreeMap<String, String>, MendError> {
     vars.iter()
         .map(|kv| {
             kv.split_once('=')
@@ -148,7 +155,7 @@ fn print_progress(p: &Progress) {
 }
 
 /// Progress on stderr, and as JSON lines in `events` when given.
-fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
+pub(crate) fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
     let mut file = events.and_then(|p| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -278,7 +285,7 @@ fn runner_parts_for(
 /// The live runner — window capture, X input, the locator, the system clock, secrets from the
 /// environment or the keyring — handed to `f`; `mend run`, `resume` and `takeover resolve`
 /// differ only in what they ask of it.
-fn with_runner<T>(
+pub(crate) fn with_runner<T>(
     lang: &str,
     lf: &LoadedFlow,
     store: &Store,

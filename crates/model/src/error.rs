@@ -38,10 +38,19 @@ pub enum ErrorCode {
     CheckStateUnknown,
     /// A check box was clicked and does not read as asked afterwards.
     CheckNotSet,
+    /// Fleet: this attempt no longer holds its job's lease (the job was handed to another
+    /// worker, or cancelled); nothing it would write is kept.
+    LeaseLost,
+    /// Fleet: no work item with that key or run id.
+    JobNotFound,
+    /// Fleet: the job's worker was lost more times than the cap; parked for a person.
+    PoisonJob,
+    /// Fleet: the PostgreSQL server cannot be reached (or refused the query).
+    DatabaseUnavailable,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 28] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -66,6 +75,10 @@ impl ErrorCode {
         ErrorCode::CheckboxNotFound,
         ErrorCode::CheckStateUnknown,
         ErrorCode::CheckNotSet,
+        ErrorCode::LeaseLost,
+        ErrorCode::JobNotFound,
+        ErrorCode::PoisonJob,
+        ErrorCode::DatabaseUnavailable,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -94,6 +107,10 @@ impl ErrorCode {
             ErrorCode::CheckboxNotFound => "CHECKBOX_NOT_FOUND",
             ErrorCode::CheckStateUnknown => "CHECK_STATE_UNKNOWN",
             ErrorCode::CheckNotSet => "CHECK_NOT_SET",
+            ErrorCode::LeaseLost => "LEASE_LOST",
+            ErrorCode::JobNotFound => "JOB_NOT_FOUND",
+            ErrorCode::PoisonJob => "POISON_JOB",
+            ErrorCode::DatabaseUnavailable => "DATABASE_UNAVAILABLE",
         }
     }
 

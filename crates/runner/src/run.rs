@@ -256,6 +256,19 @@ impl<'a> Runner<'a> {
         rows: Vec<Row>,
         lang: &str,
     ) -> Result<Summary, MendError> {
+        self.start_as(None, lf, vars, rows, lang)
+    }
+
+    /// [`Runner::start`] under a run id chosen by the caller (a fleet job's key, so the
+    /// worker that picks the job up again finds its journal); `None` picks a fresh one.
+    pub fn start_as(
+        &mut self,
+        id: Option<&str>,
+        lf: &LoadedFlow,
+        vars: BTreeMap<String, String>,
+        rows: Vec<Row>,
+        lang: &str,
+    ) -> Result<Summary, MendError> {
         let rows = if rows.is_empty() {
             vec![Row::new()]
         } else {
@@ -282,10 +295,16 @@ impl<'a> Runner<'a> {
             }
         }
         let started = self.clock.unix_ms();
-        let mut id = format!("r{started}");
-        while self.store.run(&id)?.is_some() {
-            id.push('x');
-        }
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => {
+                let mut id = format!("r{started}");
+                while self.store.run(&id)?.is_some() {
+                    id.push('x');
+                }
+                id
+            }
+        };
         let mut rec = RunRecord::new(&id, &lf.flow.name, started);
         rec.flow_path = lf.path.display().to_string();
         rec.flow_hash = lf.hash.clone();

@@ -161,17 +161,101 @@ impl RunRecord {
     }
 }
 
+/// Where records live. The journal and every named table go through this seam: sled embedded
+/// (`Store::open`, one machine) or PostgreSQL in fleet mode (`mend-fleet`), with the same
+/// record bytes — `Store` encodes and checks them, a backend only keeps them. A fleet backend
+/// refuses writes from an attempt that lost its job's lease (`LEASE_LOST`).
+pub trait Backend: Send + Sync {
+    /// Keep `record` under `key` of `table`, durable before returning (replaces).
+    fn put(&self, table: &str, key: &str, record: Vec<u8>) -> Result<(), MendError>;
+    fn get(&self, table: &str, key: &str) -> Result<Option<Vec<u8>>, MendError>;
+    /// Every `(key, record)` of a table, in key order.
+    fn list(&self, table: &str) -> Result<Vec<(String, Vec<u8>)>, MendError>;
+    /// Append to a run's journal, durable before returning; returns its sequence number.
+    fn append(&self, run: &str, record: Vec<u8>) -> Result<u64, MendError>;
+    /// A run's journal records in the order they were appended.
+    fn journal(&self, run: &str) -> Result<Vec<Vec<u8>>, MendError>;
+}
+
+const RUNS: &str = "runs";
+
+/// Mend's durable state: runs, their journals and named tables of records, over a [`Backend`].
 pub struct Store {
+    backend: Box<dyn Backend>,
+}
+
+impl Store {
+    /// Open (or create) the sled database in `dir`. A database another process holds is
+    /// `STORE_LOCKED`, naming that process.
+    pub fn open(dir: &Path) -> Result<Store, MendError> {
+        Ok(Store::with_backend(Box::new(Sled::open(dir)?)))
+    }
+
+    /// A store over another backend (PostgreSQL in fleet mode).
+    pub fn with_backend(backend: Box<dyn Backend>) -> Store {
+        Store { backend }
+    }
+
+    pub fn put_run(&self, run: &RunRecord) -> Result<(), MendError> {
+        self.backend.put(RUNS, &run.id, encode(run))
+    }
+
+    pub fn run(&self, id: &str) -> Result<Option<RunRecord>, MendError> {
+        self.get(RUNS, id)
+    }
+
+    /// Newest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>, MendError> {
+        let mut out: Vec<RunRecord> = self.list(RUNS)?;
+        out.sort_by(|a, b| b.started_ms.cmp(&a.started_ms).then(b.id.cmp(&a.id)));
+        Ok(out)
+    }
+
+    /// Append to a run's journal; durable before returning.
+    pub fn append(&self, run: &str, entry: &JournalEntry) -> Result<u64, MendError> {
+        self.backend.append(run, encode(entry))
+    }
+
+    /// A run's journal in the order it was written.
+    pub fn journal(&self, run: &str) -> Result<Vec<JournalEntry>, MendError> {
+        self.backend
+            .journal(run)?
+            .iter()
+            .map(|v| decode(&format!("journal of {run}"), v))
+            .collect()
+    }
+
+    /// Store a record under `key` in a named table (breakers, takeovers, changes, …), durable.
+    pub fn put<T: Serialize>(&self, table: &str, key: &str, value: &T) -> Result<(), MendError> {
+        self.backend.put(table, key, encode(value))
+    }
+
+    pub fn get<T: DeserializeOwned>(&self, table: &str, key: &str) -> Result<Option<T>, MendError> {
+        self.backend
+            .get(table, key)?
+            .map(|b| decode(&format!("{table} {key}"), &b))
+            .transpose()
+    }
+
+    /// Every record of a table, in key order.
+    pub fn list<T: DeserializeOwned>(&self, table: &str) -> Result<Vec<T>, MendError> {
+        self.backend
+            .list(table)?
+            .iter()
+            .map(|(k, v)| decode(&format!("{table} {k}"), v))
+            .collect()
+    }
+}
+
+/// The embedded backend: one sled database, one process.
+pub struct Sled {
     db: sled::Db,
-    runs: sled::Tree,
     journal: sled::Tree,
     holder: PathBuf,
 }
 
-impl Store {
-    /// Open (or create) the database in `dir`. A database another process holds is
-    /// `STORE_LOCKED`, naming that process.
-    pub fn open(dir: &Path) -> Result<Store, MendError> {
+impl Sled {
+    pub fn open(dir: &Path) -> Result<Sled, MendError> {
         std::fs::create_dir_all(dir).map_err(io)?;
         let holder = dir.join("holder");
         let db = sled::Config::new()
@@ -195,93 +279,11 @@ impl Store {
             std::env::args().collect::<Vec<_>>().join(" ")
         );
         std::fs::write(&holder, me).map_err(io)?;
-        Ok(Store {
-            runs: db.open_tree("runs").map_err(io)?,
+        Ok(Sled {
             journal: db.open_tree("journal").map_err(io)?,
             db,
             holder,
         })
-    }
-
-    pub fn put_run(&self, run: &RunRecord) -> Result<(), MendError> {
-        self.runs
-            .insert(run.id.as_bytes(), encode(run))
-            .map_err(io)?;
-        self.db.flush().map_err(io)?;
-        Ok(())
-    }
-
-    pub fn run(&self, id: &str) -> Result<Option<RunRecord>, MendError> {
-        self.runs
-            .get(id.as_bytes())
-            .map_err(io)?
-            .map(|b| decode(&format!("run {id}"), &b))
-            .transpose()
-    }
-
-    /// Newest first.
-    pub fn runs(&self) -> Result<Vec<RunRecord>, MendError> {
-        let mut out = self
-            .runs
-            .iter()
-            .map(|kv| {
-                let (k, v) = kv.map_err(io)?;
-                decode::<RunRecord>(&format!("run {}", String::from_utf8_lossy(&k)), &v)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        out.sort_by(|a, b| b.started_ms.cmp(&a.started_ms).then(b.id.cmp(&a.id)));
-        Ok(out)
-    }
-
-    /// Append to a run's journal and flush before returning.
-    pub fn append(&self, run: &str, entry: &JournalEntry) -> Result<u64, MendError> {
-        let seq = self.db.generate_id().map_err(io)?;
-        let mut key = run.as_bytes().to_vec();
-        key.push(0);
-        key.extend_from_slice(&seq.to_be_bytes());
-        self.journal.insert(key, encode(entry)).map_err(io)?;
-        self.journal.flush().map_err(io)?;
-        Ok(seq)
-    }
-
-    /// A run's journal in the order it was written.
-    pub fn journal(&self, run: &str) -> Result<Vec<JournalEntry>, MendError> {
-        let mut prefix = run.as_bytes().to_vec();
-        prefix.push(0);
-        self.journal
-            .scan_prefix(prefix)
-            .map(|kv| {
-                let (_, v) = kv.map_err(io)?;
-                decode(&format!("journal of {run}"), &v)
-            })
-            .collect()
-    }
-
-    /// Store a record under `key` in a named table (breakers, takeovers, changes, …), flushed.
-    pub fn put<T: Serialize>(&self, table: &str, key: &str, value: &T) -> Result<(), MendError> {
-        let t = self.db.open_tree(table).map_err(io)?;
-        t.insert(key.as_bytes(), encode(value)).map_err(io)?;
-        t.flush().map_err(io)?;
-        Ok(())
-    }
-
-    pub fn get<T: DeserializeOwned>(&self, table: &str, key: &str) -> Result<Option<T>, MendError> {
-        let t = self.db.open_tree(table).map_err(io)?;
-        t.get(key.as_bytes())
-            .map_err(io)?
-            .map(|b| decode(&format!("{table} {key}"), &b))
-            .transpose()
-    }
-
-    /// Every record of a table, in key order.
-    pub fn list<T: DeserializeOwned>(&self, table: &str) -> Result<Vec<T>, MendError> {
-        let t = self.db.open_tree(table).map_err(io)?;
-        t.iter()
-            .map(|kv| {
-                let (k, v) = kv.map_err(io)?;
-                decode(&format!("{table} {}", String::from_utf8_lossy(&k)), &v)
-            })
-            .collect()
     }
 
     #[doc(hidden)]
@@ -300,10 +302,106 @@ impl Store {
     }
 }
 
-impl Drop for Store {
+impl Backend for Sled {
+    fn put(&self, table: &str, key: &str, record: Vec<u8>) -> Result<(), MendError> {
+        let t = self.db.open_tree(table).map_err(io)?;
+        t.insert(key.as_bytes(), record).map_err(io)?;
+        t.flush().map_err(io)?;
+        Ok(())
+    }
+
+    fn get(&self, table: &str, key: &str) -> Result<Option<Vec<u8>>, MendError> {
+        let t = self.db.open_tree(table).map_err(io)?;
+        Ok(t.get(key.as_bytes()).map_err(io)?.map(|v| v.to_vec()))
+    }
+
+    fn list(&self, table: &str) -> Result<Vec<(String, Vec<u8>)>, MendError> {
+        let t = self.db.open_tree(table).map_err(io)?;
+        t.iter()
+            .map(|kv| {
+                let (k, v) = kv.map_err(io)?;
+                Ok((String::from_utf8_lossy(&k).into_owned(), v.to_vec()))
+            })
+            .collect()
+    }
+
+    fn append(&self, run: &str, record: Vec<u8>) -> Result<u64, MendError> {
+        let seq = self.db.generate_id().map_err(io)?;
+        let mut key = run.as_bytes().to_vec();
+        key.push(0);
+        key.extend_from_slice(&seq.to_be_bytes());
+        self.journal.insert(key, record).map_err(io)?;
+        self.journal.flush().map_err(io)?;
+        Ok(seq)
+    }
+
+    fn journal(&self, run: &str) -> Result<Vec<Vec<u8>>, MendError> {
+        let mut prefix = run.as_bytes().to_vec();
+        prefix.push(0);
+        self.journal
+            .scan_prefix(prefix)
+            .map(|kv| Ok(kv.map_err(io)?.1.to_vec()))
+            .collect()
+    }
+}
+
+impl Drop for Sled {
     fn drop(&mut self) {
         let _ = self.db.flush();
         let _ = std::fs::remove_file(&self.holder);
+    }
+}
+
+/// The checks every [`Backend`] must pass (the sled tests and the PostgreSQL tests run the
+/// same ones): records round-trip byte for byte, a journal keeps its order and only its run's
+/// entries, tables replace by key and list in key order, and a damaged record read through
+/// `Store` is `STORE_CORRUPT`. Panics on the first difference.
+#[doc(hidden)]
+pub mod conformance {
+    use super::*;
+
+    pub fn check(b: Box<dyn Backend>) {
+        let intent = |step| JournalEntry::Intent {
+            row: 0,
+            step,
+            attempt: 1,
+            action: "click".into(),
+        };
+        for step in 0..5 {
+            b.append("c1", encode(&intent(step))).unwrap();
+            b.append("c10", encode(&intent(100 + step))).unwrap();
+        }
+        let got: Vec<JournalEntry> = b
+            .journal("c1")
+            .unwrap()
+            .iter()
+            .map(|v| decode("j", v).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            (0..5).map(intent).collect::<Vec<_>>(),
+            "c1's journal in order, without c10's"
+        );
+        assert!(b.journal("nothing").unwrap().is_empty());
+        b.put("t", "b", encode(&2u32)).unwrap();
+        b.put("t", "a", encode(&1u32)).unwrap();
+        b.put("t", "b", encode(&3u32)).unwrap();
+        b.put("u", "a", encode(&9u32)).unwrap();
+        let keys: Vec<String> = b.list("t").unwrap().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["a", "b"], "key order, replaced not doubled");
+        assert_eq!(b.get("t", "b").unwrap(), Some(encode(&3u32)));
+        assert_eq!(b.get("t", "zz").unwrap(), None);
+        let mut bad = encode(&RunRecord::new("c2", "f.toml", 5));
+        let last = bad.len() - 1;
+        bad[last] ^= 0x55;
+        b.put(RUNS, "c2", bad.clone()).unwrap();
+        b.append("c2", bad).unwrap();
+        let store = Store::with_backend(b);
+        assert_eq!(store.run("c2").unwrap_err().code, ErrorCode::StoreCorrupt);
+        assert_eq!(
+            store.journal("c2").unwrap_err().code,
+            ErrorCode::StoreCorrupt
+        );
     }
 }
 
@@ -364,18 +462,19 @@ mod tests {
     #[test]
     fn a_damaged_record_is_store_corrupt() {
         let dir = tempfile::tempdir().unwrap();
-        let s = Store::open(dir.path()).unwrap();
-        s.append(
+        let sled = Sled::open(dir.path()).unwrap();
+        sled.append(
             "r",
-            &JournalEntry::Intent {
+            encode(&JournalEntry::Intent {
                 row: 0,
                 step: 0,
                 attempt: 1,
                 action: "click".into(),
-            },
+            }),
         )
         .unwrap();
-        s.damage_journal_for_test("r").unwrap();
+        sled.damage_journal_for_test("r").unwrap();
+        let s = Store::with_backend(Box::new(sled));
         assert_eq!(s.journal("r").unwrap_err().code, ErrorCode::StoreCorrupt);
         assert_eq!(
             decode::<RunRecord>("x", &[1, 0]).unwrap_err().code,
@@ -387,6 +486,12 @@ mod tests {
             .unwrap_err()
             .message
             .contains("format 9"));
+    }
+
+    #[test]
+    fn sled_passes_the_backend_conformance_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        conformance::check(Box::new(Sled::open(dir.path()).unwrap()));
     }
 
     #[test]

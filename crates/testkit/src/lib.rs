@@ -4,6 +4,7 @@
 //! `DISPLAY` is set for the calling process: xcap and enigo read it.
 
 mod app;
+pub mod pg;
 pub mod real;
 
 pub use app::{App, Control, Geometry};

@@ -1,0 +1,431 @@
+//! The fleet on real parts: a throwaway PostgreSQL 15, N workers each on its own Xvfb with its
+//! own practice app, a work list of rows of `new_customers.toml`. Workers are SIGKILLed at
+//! random moments and replaced on their seat; the server is restarted once mid-run. Every row
+//! must be created exactly once across all ledgers, with its own values, none missing.
+//!
+//! CI size: 2 workers, 6 rows, 6 kills. The full size (3 workers, 30 rows, ≥ 30 kills):
+//! `MEND_FLEET_WORKERS=3 MEND_FLEET_ROWS=30 MEND_FLEET_KILLS=30 cargo nextest run -p mend-cli
+//! --test fleet`.
+
+use mend_testkit::{pg::Postgres, repo_root, wait_for, App, Desktop};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn mend(url: &str, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(args)
+        .env("MEND_DATABASE_URL", url)
+        .output()
+        .expect("run mend")
+}
+
+fn status(url: &str) -> Value {
+    let out = mend(url, &["queue", "status", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// xorshift: reproducible kill moments.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % below
+    }
+}
+
+struct Seat {
+    _desktop: Desktop,
+    app: App,
+    display: String,
+    worker: Option<Child>,
+    log: PathBuf,
+}
+
+fn start_worker(url: &str, seat: &Seat, runs: &Path, max_recoveries: u32) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&seat.log)
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args([
+            "worker",
+            "--display",
+            &seat.display,
+            "--seat",
+            &seat.display,
+        ])
+        .args(["--heartbeat-ms", "500", "--stale-ms", "3000"])
+        .args(["--max-recoveries", &max_recoveries.to_string()])
+        .arg("--runs")
+        .arg(runs)
+        .env("MEND_DATABASE_URL", url)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("start mend worker")
+}
+
+fn seats(n: usize, dir: &Path) -> Vec<Seat> {
+    (0..n)
+        .map(|i| {
+            // Desktop::start points DISPLAY at the new server; the app started next opens there.
+            let desktop = Desktop::start().unwrap();
+            let app = App::start("zh", &[], "main").unwrap();
+            Seat {
+                display: desktop.display.clone(),
+                _desktop: desktop,
+                app,
+                worker: None,
+                log: dir.join(format!("worker{i}.log")),
+            }
+        })
+        .collect()
+}
+
+fn work_list(dir: &Path, rows: usize) -> (PathBuf, Vec<(String, String, String)>) {
+    let rows: Vec<_> = (0..rows)
+        .map(|i| {
+            (
+                format!("Fleet{i:02}"),
+                format!("1390000{i:04}"),
+                format!("{}.{:02}", i + 1, i),
+            )
+        })
+        .collect();
+    let mut csv = "name,phone,balance\n".to_string();
+    for (n, p, b) in &rows {
+        csv.push_str(&format!("{n},{p},{b}\n"));
+    }
+    let path = dir.join("work.csv");
+    std::fs::write(&path, csv).unwrap();
+    (path, rows)
+}
+
+fn dump_logs(seats: &[Seat]) -> String {
+    seats
+        .iter()
+        .map(|s| {
+            let l = std::fs::read_to_string(&s.log).unwrap_or_default();
+            let tail: Vec<&str> = l.lines().rev().take(25).collect();
+            format!(
+                "--- {} ---\n{}",
+                s.display,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_fleet_through_kills_and_a_server_restart_creates_every_row_exactly_once() {
+    let n_workers = env_or("MEND_FLEET_WORKERS", 2);
+    let n_rows = env_or("MEND_FLEET_ROWS", 6);
+    let n_kills = env_or("MEND_FLEET_KILLS", 6);
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let (csv, rows) = work_list(dir.path(), n_rows);
+    let flow = repo_root().join("fixtures/flows/new_customers.toml");
+    let add = |expect_added: usize| {
+        let out = mend(
+            &url,
+            &[
+                "queue",
+                "add",
+                flow.to_str().unwrap(),
+                "--data",
+                csv.to_str().unwrap(),
+                "--json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(rep["added"], expect_added, "{rep}");
+    };
+    add(n_rows);
+    add(0); // the same list again adds nothing
+    let mut seats = seats(n_workers, dir.path());
+    for s in seats.iter_mut() {
+        s.worker = Some(start_worker(&url, s, &runs, 1000));
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut kills, mut restarted) = (0usize, false);
+    let deadline = Instant::now() + Duration::from_secs(120 + 40 * n_rows as u64);
+    let mut next_kill = Instant::now() + Duration::from_millis(1500 + rng.next(4000));
+    let done = loop {
+        assert!(
+            Instant::now() < deadline,
+            "the fleet did not finish in time: {}\n{}",
+            status(&url),
+            dump_logs(&seats)
+        );
+        // Replace any worker that is gone (killed, or exited when the database went away).
+        for s in seats.iter_mut() {
+            let gone = s
+                .worker
+                .as_mut()
+                .is_none_or(|w| matches!(w.try_wait(), Ok(Some(_))));
+            if gone {
+                s.worker = Some(start_worker(&url, s, &runs, 1000));
+            }
+        }
+        if kills < n_kills && Instant::now() >= next_kill {
+            let s = &mut seats[rng.next(n_workers as u64) as usize];
+            if let Some(mut w) = s.worker.take() {
+                let _ = w.kill(); // SIGKILL
+                let _ = w.wait();
+                kills += 1;
+            }
+            next_kill = Instant::now() + Duration::from_millis(500 + rng.next(5000));
+            if !restarted && kills >= n_kills / 2 {
+                pg.restart().unwrap();
+                restarted = true;
+            }
+        }
+        let st = status(&url);
+        let f = &st["flows"][0];
+        let finished = ["done", "failed", "paused", "cancelled"]
+            .iter()
+            .map(|k| f[k].as_u64().unwrap_or(0))
+            .sum::<u64>();
+        if kills >= n_kills && finished == n_rows as u64 {
+            break st;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(restarted);
+    assert_eq!(
+        done["flows"][0]["done"],
+        n_rows,
+        "every item done: {done}\n{}",
+        dump_logs(&seats)
+    );
+    // Exactly once, across every seat's ledger, value for value.
+    wait_for(Duration::from_secs(2), || None::<()>);
+    let mut created: Vec<Value> = vec![];
+    for s in &seats {
+        created.extend(
+            s.app
+                .ledger()
+                .into_iter()
+                .filter(|e| e["op"] == "create")
+                .map(|e| e["fields"].clone()),
+        );
+    }
+    for (name, phone, balance) in &rows {
+        let mine: Vec<&Value> = created.iter().filter(|f| f["name"] == **name).collect();
+        assert_eq!(
+            mine.len(),
+            1,
+            "{name} created {} times: {mine:?}\n{}",
+            mine.len(),
+            dump_logs(&seats)
+        );
+        assert_eq!(mine[0]["phone"], **phone, "{name}: {:?}", mine[0]);
+        assert_eq!(mine[0]["balance"], **balance, "{name}: {:?}", mine[0]);
+    }
+    assert_eq!(
+        created.len(),
+        n_rows,
+        "no other record created: {created:?}"
+    );
+    let logs: String = seats
+        .iter()
+        .map(|s| std::fs::read_to_string(&s.log).unwrap_or_default())
+        .collect();
+    let adopted = logs.matches("adopting").count();
+    let stale = logs.matches("lost its lease").count() + logs.matches("LEASE_LOST").count();
+    eprintln!(
+        "{n_rows} rows on {n_workers} workers through {kills} kills and one server restart: {adopted} items adopted by a seat's next worker, {stale} stale attempts refused"
+    );
+    if std::env::var_os("MEND_FLEET_LOGS").is_some() {
+        eprintln!("{logs}");
+    }
+    assert!(
+        adopted >= 1,
+        "no kill landed mid-job, so recovery was not exercised:\n{logs}"
+    );
+    for s in seats.iter_mut() {
+        if let Some(mut w) = s.worker.take() {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+    }
+}
+
+fn psql(url: &str, sql: &str) -> String {
+    let out = Command::new("psql")
+        .args(["-d", url, "-tAc", sql])
+        .output()
+        .expect("psql");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// (status, attempt) of the one work item of a test.
+fn item(url: &str, key: &str) -> (String, i64) {
+    let s = psql(
+        url,
+        &format!("SELECT status || '|' || attempt FROM mend.work WHERE key = '{key}'"),
+    );
+    let (st, at) = s.split_once('|').unwrap_or(("", "0"));
+    (st.to_string(), at.parse().unwrap_or(0))
+}
+
+fn add_rows(url: &str, dir: &Path, rows: usize) -> (Vec<String>, Vec<(String, String, String)>) {
+    let (csv, rows) = work_list(dir, rows);
+    let flow = repo_root().join("fixtures/flows/new_customers.toml");
+    let out = mend(
+        url,
+        &[
+            "queue",
+            "add",
+            flow.to_str().unwrap(),
+            "--data",
+            csv.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys = rep["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    (keys, rows)
+}
+
+#[test]
+fn a_job_that_kills_its_worker_every_time_is_parked_for_a_person_then_retried() {
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let (keys, rows) = add_rows(&url, dir.path(), 1);
+    let key = &keys[0];
+    let mut seat = seats(1, dir.path()).pop().unwrap();
+    // Kill the worker as soon as each new attempt has started, until the item is parked.
+    let mut last = 0;
+    for _ in 0..8 {
+        let mut w = start_worker(&url, &seat, &runs, 2);
+        let started = wait_for(Duration::from_secs(60), || {
+            let (st, at) = item(&url, key);
+            ((st == "running" && at > last) || st == "paused").then_some((st, at))
+        })
+        .expect("the worker took the job");
+        let _ = w.kill();
+        let _ = w.wait();
+        if started.0 == "paused" {
+            break;
+        }
+        last = started.1;
+    }
+    let (st, _) = item(&url, key);
+    assert_eq!(st, "paused", "{}", dump_logs(std::slice::from_ref(&seat)));
+    let reason = psql(
+        &url,
+        &format!("SELECT reason FROM mend.work WHERE key = '{key}'"),
+    );
+    assert!(reason.starts_with("POISON_JOB"), "{reason}");
+    assert_eq!(
+        psql(
+            &url,
+            &format!("SELECT recoveries FROM mend.work WHERE key = '{key}'")
+        ),
+        "3",
+        "parked on the first recovery past the cap of 2"
+    );
+    // Another process sees the request.
+    let out = mend(&url, &["takeover", "list", "--json"]);
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["run"] == key.as_str())
+        .unwrap_or_else(|| panic!("no takeover for {key}: {list}"));
+    assert_eq!(t["code"], "POISON_JOB");
+    // A person retries it: a worker on the seat finishes it, and the row exists once.
+    let out = mend(&url, &["queue", "retry", key]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    seat.worker = Some(start_worker(&url, &seat, &runs, 2));
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, key).0 == "done").then_some(())
+    })
+    .unwrap_or_else(|| panic!("{}", dump_logs(std::slice::from_ref(&seat))));
+    let created: Vec<Value> = seat
+        .app
+        .ledger()
+        .into_iter()
+        .filter(|e| e["op"] == "create")
+        .collect();
+    assert_eq!(created.len(), 1, "{created:?}");
+    assert_eq!(created[0]["fields"]["name"], rows[0].0.as_str());
+    if let Some(mut w) = seat.worker.take() {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+}
+
+#[test]
+fn sigterm_finishes_the_job_in_hand_and_leases_no_more() {
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let (keys, _) = add_rows(&url, dir.path(), 2);
+    let seat = seats(1, dir.path()).pop().unwrap();
+    let mut w = start_worker(&url, &seat, &dir.path().join("runs"), 2);
+    let first = wait_for(Duration::from_secs(60), || {
+        keys.iter().find(|k| item(&url, k).0 == "running").cloned()
+    })
+    .expect("a job started");
+    let term = Command::new("kill")
+        .args(["-TERM", &w.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let code = wait_for(Duration::from_secs(90), || w.try_wait().ok().flatten())
+        .expect("the worker stopped");
+    assert_eq!(
+        code.code(),
+        Some(0),
+        "{}",
+        dump_logs(std::slice::from_ref(&seat))
+    );
+    assert_eq!(item(&url, &first).0, "done", "the job in hand was finished");
+    let other = keys.iter().find(|k| **k != first).unwrap();
+    assert_eq!(
+        item(&url, other).0,
+        "pending",
+        "no job leased after SIGTERM"
+    );
+    assert_eq!(
+        seat.app
+            .ledger()
+            .iter()
+            .filter(|e| e["op"] == "create")
+            .count(),
+        1
+    );
+}
