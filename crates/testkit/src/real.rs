@@ -456,8 +456,13 @@ impl RealApp {
             None => log.try_clone()?,
         };
         let (prog, base_args) = app.command.split_first().context("empty command")?;
-        let mut cmd = with_env(prog);
-        cmd.args(base_args.iter().map(|a| expand(a, &work)))
+        // On its own session bus, as on any desktop: GTK binds its settings through it, and
+        // without one a check box bound to a setting reverts at once (mousepad's "Replace all
+        // in:" would not stay ticked, and Mend rightly refused with CHECK_NOT_SET).
+        let mut cmd = with_env("dbus-run-session");
+        cmd.arg("--")
+            .arg(prog)
+            .args(base_args.iter().map(|a| expand(a, &work)))
             .args(&look.args)
             .args(task.args.iter().map(|a| expand(a, &work)))
             .current_dir(&work)
