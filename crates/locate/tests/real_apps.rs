@@ -207,7 +207,7 @@ fn rate(defaults: bool) -> (usize, usize) {
 /// at what it is (a floor that only goes up). The bar is ≥ 95 % on default looks and
 /// ≥ 90 % across tweaks; the keys still refused are listed by the suite's MISSED lines.
 const FLOOR_DEFAULT: usize = 95;
-const FLOOR_TWEAKED: usize = 82;
+const FLOOR_TWEAKED: usize = 90;
 
 #[test]
 fn real_apps_every_target_scored() {

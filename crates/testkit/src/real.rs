@@ -409,12 +409,18 @@ impl RealApp {
             }
             std::fs::write(path, text)?;
         }
-        let mut env: Vec<(String, String)> = app
-            .env
-            .iter()
-            .chain(&look.env)
-            .map(|(k, v)| (k.clone(), expand(v, &work)))
-            .collect();
+        // A fresh user's settings for each case: what one case ticks (saved through the session
+        // bus into dconf) must not be the next case's starting state.
+        let config = case.join("config");
+        std::fs::create_dir_all(&config)?;
+        let mut env: Vec<(String, String)> =
+            vec![("XDG_CONFIG_HOME".to_string(), config.display().to_string())];
+        env.extend(
+            app.env
+                .iter()
+                .chain(&look.env)
+                .map(|(k, v)| (k.clone(), expand(v, &work))),
+        );
         if let Some(loc) = &look.locale {
             let dir = locale_dir(loc)?;
             let name = format!("{loc}.UTF-8");

@@ -119,8 +119,25 @@ fn side(g: &GrayImage, x: i32, dir: i32, y0: i32, y1: i32, max_out: i32) -> Opti
     }
     let reach = ((y1 - y0 + 1) / 2).min(max_out).min(16);
     let end = if dir < 0 { x } else { x - 1 };
-    let out = trace_side(g, end, dir, y0, y1, reach)?;
-    Some(if dir < 0 { out } else { out + 1 })
+    if let Some(out) = trace_side(g, end, dir, y0, y1, reach) {
+        return Some(if dir < 0 { out } else { out + 1 });
+    }
+    // A small corner radius ends the runs a pixel or two short of a straight side, and on a
+    // dark theme the corner's antialiased pixels are too faint to trace (Adwaita dark's field
+    // border is 18 levels from its inside): a straight side just there.
+    // The line must end at the pair: one that runs on unbroken past both its ends (a popup
+    // menu's side beside two of its separators) is another frame's side. A grid of keys has a
+    // gap between a key and the next, so its sides break.
+    let h = g.height() as i32;
+    let runs_on = |at: i32| {
+        y0 >= 6
+            && y1 + 6 < h
+            && v_cover(g, at, y0 - 5, y0 - 2) >= 1.0
+            && v_cover(g, at, y1 + 2, y1 + 5) >= 1.0
+    };
+    (1..=2).map(|k| x + dir * k).find(|&at| {
+        v_cover(g, at, y0, y1) >= 0.8 && closed(g, at - 2, at + 1, y0, y1) && !runs_on(at)
+    })
 }
 
 /// Every row of `y0..=y1` has a horizontal-contrast edge between columns `lo..=hi`, allowing a
