@@ -93,6 +93,14 @@ def steps_done(r):
     return f"{ok}/{n}"
 
 
+def by_meaning(r):
+    """The steps the locator resolved by meaning (the semantic rung): guesses a reviewer should
+    look at, since a click on the wrong control that changes nothing escapes the effect judge."""
+    ids = [s["id"] for s in r.get("steps") or []
+           if s.get("strategy") == "semantic" and s["status"] == "passed"]
+    return ", ".join(ids) if ids else "—"
+
+
 def markdown(results, command):
     when = time.strftime("%Y-%m-%d")
     c = collections.Counter(r["verdict"] for r in results)
@@ -111,12 +119,12 @@ def markdown(results, command):
         lines.append(f"| {app} | {rs[0]['toolkit']} | {look} | {k['completed']} | {k['refused']} | "
                      f"{k['wrong']} | {k['failed']} |")
     lines += ["\n### Every case\n",
-              "| app | look | task | verdict (code) | steps passed | wall s |",
-              "|---|---|---|---|---|---|"]
+              "| app | look | task | verdict (code) | steps passed | by meaning | wall s |",
+              "|---|---|---|---|---|---|---|"]
     for r in results:
         task = r["task"] + (" (negative)" if r.get("negative") else "")
         lines.append(f"| {r['app']} | {r['look']} | {task} | {cell(r)} | {steps_done(r)} | "
-                     f"{r['wall_s']} |")
+                     f"{by_meaning(r)} | {r['wall_s']} |")
     codes = collections.Counter(r["code"] or "—" for r in results if r["verdict"] != "completed")
     if codes:
         lines += ["\n### Codes of the runs that did not complete\n", "| code | runs |", "|---|---|"]

@@ -292,6 +292,42 @@ fn calculator_keys_shown_once_replay_with_a_key_known_by_its_pixels() {
     );
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(real::read_display(&mut app).as_deref(), Some("42"));
+    drop(app);
+
+    // The same taught flow on xcalc's tweaked looks: 42, or a coded refusal that pressed no
+    // wrong key (the display shows a prefix of 6 * 7: nothing, 6 or 7).
+    let mut completed = 0;
+    for name in ["font", "colors", "geometry"] {
+        let look = spec.look(name).unwrap();
+        let case = tempfile::tempdir().unwrap();
+        let mut app = RealApp::start(&spec, look, &task, case.path()).expect("xcalc");
+        let run = replay(&flow, &[]);
+        std::thread::sleep(Duration::from_millis(500));
+        let shown = real::read_display(&mut app);
+        drop(app);
+        let said = format!(
+            "{name}: {}
+{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        match run.status.code() {
+            Some(0) => {
+                assert_eq!(shown.as_deref(), Some("42"), "{said}");
+                completed += 1;
+            }
+            Some(1) | Some(3) => {
+                let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
+                assert!(summary["code"].is_string(), "a refusal with a code: {said}");
+                assert!(
+                    matches!(shown.as_deref(), Some("0") | Some("6") | Some("7")),
+                    "refused but the display shows {shown:?}: {said}"
+                );
+            }
+            other => panic!("{name}: exit {other:?}: {said}"),
+        }
+    }
+    eprintln!("taught on the default look, replayed on 3 tweaked looks: {completed} completed, the rest refused with no wrong key");
 }
 
 /// Where `mend locate` finds a control now (screen pixels, its centre): the person's eyes.
@@ -397,4 +433,46 @@ fn a_gtk_save_as_shown_once_replays_through_the_menu_and_the_dialog() {
         std::fs::read_to_string(&target).unwrap().trim_end(),
         "Invoice 4711 paid in full"
     );
+
+    // The same taught flow on mousepad's tweaked looks: the file saved with the text, or a
+    // coded refusal that saved nothing (never another file, never other text).
+    let mut completed = 0;
+    for name in ["dpi150", "dark"] {
+        std::fs::remove_file(&target).ok();
+        let look = spec.look(name).unwrap();
+        let case = tempfile::tempdir().unwrap();
+        let app = RealApp::start(&spec, look, &task, case.path()).expect("mousepad");
+        let run = replay(&flow, &[]);
+        std::thread::sleep(Duration::from_millis(700));
+        drop(app);
+        let said = format!(
+            "{name}: {}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let others: Vec<_> = std::fs::read_dir(out_dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p != &target)
+            .collect();
+        assert!(others.is_empty(), "no other file saved: {others:?} {said}");
+        match run.status.code() {
+            Some(0) => {
+                assert_eq!(
+                    std::fs::read_to_string(&target).unwrap().trim_end(),
+                    "Invoice 4711 paid in full",
+                    "{said}"
+                );
+                completed += 1;
+            }
+            Some(1) | Some(3) => {
+                let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
+                assert!(summary["code"].is_string(), "a refusal with a code: {said}");
+                assert!(!target.exists(), "refused yet saved: {said}");
+            }
+            other => panic!("{name}: exit {other:?}: {said}"),
+        }
+    }
+    eprintln!("taught on the default look, replayed on 2 tweaked looks: {completed} completed, the rest refused with nothing saved");
 }
