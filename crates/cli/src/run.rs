@@ -295,6 +295,12 @@ pub(crate) fn with_runner<T>(
 ) -> Result<T, MendError> {
     let (mut locator, mut input) = runner_parts_for(lang, Some(lf))?;
     let clock = SystemClock::default();
+    // Settle on the X server's damage events; on fingerprints when the server has no DAMAGE
+    // or MEND_SETTLE=fingerprint asks for the old way (to compare).
+    let mut damage = match std::env::var("MEND_SETTLE").as_deref() {
+        Ok("fingerprint") => None,
+        _ => mend_capture::XDamage::connect().ok(),
+    };
     let mut runner = Runner::new(
         &XcapCapture,
         &mut input,
@@ -305,6 +311,9 @@ pub(crate) fn with_runner<T>(
         on,
         opts,
     );
+    runner.damage = damage
+        .as_mut()
+        .map(|d| d as &mut dyn mend_capture::DamageStream);
     f(&mut runner)
 }
 
