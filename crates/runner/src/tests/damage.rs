@@ -86,15 +86,15 @@ timeout_ms = 500
     let mut d = stream(&b, &[]);
     let (s, settled) = go_damaged(&b, &flow(&b, body), &mut d, |o| o.max_retries = 0);
     // The first click was swallowed: nothing painted, the step (no checks) passes after the
-    // grace alone, with no quiet period waited out.
+    // grace alone (counted from the input), with no quiet period after it.
     assert_eq!(s.steps[0].code, None, "{s:?}");
-    assert_eq!(s.steps[0].settle_ms, 60);
+    assert_eq!(s.steps[0].settle_ms, 250);
     assert_eq!(s.steps[0].settled, Some(Settled::Unchanged));
     // The second took effect without a paint the stream saw: settled as unchanged after the
     // grace, and then its check, polled, found the result.
     assert_eq!(s.code, None, "{s:?}");
     assert_eq!(settled, Some(Settled::Unchanged));
-    assert_eq!(s.steps[1].settle_ms, 60);
+    assert_eq!(s.steps[1].settle_ms, 250);
 }
 
 #[test]
