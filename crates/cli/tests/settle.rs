@@ -2,7 +2,7 @@
 //! step that changes nothing is done when the grace after its input ends, not after a quiet
 //! period begun once the settle starts; a step
 //! that opens the next screen waits for its paint and its checks hold. The same flow settled on
-//! fingerprints (MEND_SETTLE=fingerprint) waits the 250 ms quiet period, so the difference is
+//! fingerprints (the default; MEND_SETTLE=damage opts in to events) waits the 250 ms quiet period, so the difference is
 //! the event settle's doing.
 
 use mend_testkit::{App, Desktop};
@@ -58,7 +58,7 @@ action = "click"
 target = { text = "用户登录", role = "text" }
 check = [{ exists = { text = "登录", role = "button" } }]
 "#;
-    let s = run(dir.path(), flow, None);
+    let s = run(dir.path(), flow, Some("damage"));
     for i in 0..2 {
         assert_eq!(s["steps"][i]["settled"], "unchanged", "{s}");
         // The grace counted from the input (250 ms): no quiet period waited out after it.
@@ -68,7 +68,7 @@ check = [{ exists = { text = "登录", role = "button" } }]
             settle_ms(&s, i)
         );
     }
-    let f = run(dir.path(), flow, Some("fingerprint"));
+    let f = run(dir.path(), flow, None);
     for i in 0..2 {
         assert!(f["steps"][i]["settled"].is_null(), "{f}");
         assert!(settle_ms(&f, i) >= 250, "on fingerprints: {f}");
@@ -100,7 +100,7 @@ check = [{{ exists = {{ text = "查询", role = "button" }} }}]
 "#,
         crops.join("login.png").display()
     );
-    let s = run(dir.path(), &flow, None);
+    let s = run(dir.path(), &flow, Some("damage"));
     let login = &s["steps"][2];
     assert_eq!(login["strategy"], "exact", "{s}");
     let paint = &login["settled"]["painted"];
