@@ -7,11 +7,13 @@
 //! X-Resource extension for their process instead).
 
 mod area;
+mod damage;
 mod file;
 mod text;
 mod x11;
 mod xcap_backend;
 
+pub use damage::XDamage;
 pub use file::{save_frame, ImageFileCapture};
 pub use x11::X11Window;
 pub use xcap_backend::XcapCapture;
@@ -54,6 +56,18 @@ pub trait Capture {
     fn foreground(&self) -> Result<Option<WindowInfo>, MendError> {
         Ok(self.windows()?.into_iter().find(|w| w.focused))
     }
+}
+
+/// The damage seam: what was painted on the screen, so the runner settles when the application
+/// has stopped painting rather than after a fixed quiet period. The live [`XDamage`] reads the
+/// X DAMAGE extension; tests script a fake stream on a fake clock.
+pub trait DamageStream {
+    /// Watch these windows (with the popups of their own that hang on them, and any window
+    /// mapped from now on) and forget what was painted before: called just before an input.
+    fn watch(&mut self, windows: &[u32]) -> Result<(), MendError>;
+    /// How many paints reached what is watched since the last call (or the watch). Never
+    /// blocks.
+    fn take(&mut self) -> Result<u32, MendError>;
 }
 
 static NEXT_FRAME_ID: AtomicU64 = AtomicU64::new(1);

@@ -14,6 +14,7 @@ mod load;
 mod report;
 mod run;
 pub mod secrets;
+pub mod settle;
 pub mod takeover;
 
 pub use clock::{Clock, FakeClock, SystemClock};
@@ -21,6 +22,7 @@ pub use edit::{edit_targets, target_line, TargetEdit};
 pub use load::{read_rows, row_vars, substitute, target_of, LoadedFlow, Row};
 pub use report::{markdown, summary_from, StepSummary, Summary};
 pub use run::{describe_check, Finder, Options, Progress, Runner, BREAKERS};
+pub use settle::{SettleRule, Settled};
 
 #[cfg(test)]
 mod tests;

@@ -37,6 +37,8 @@ pub struct StepSummary {
     pub locate_ms: u64,
     pub act_ms: u64,
     pub settle_ms: u64,
+    /// How it settled on damage events (`None`: on fingerprints).
+    pub settled: Option<mend_store::Settled>,
     pub code: Option<ErrorCode>,
     pub screenshot: Option<String>,
     /// What the step said of itself (a failure's reason; how a redo went).
@@ -103,6 +105,7 @@ pub fn summary_from(
                     locate_ms: detail.locate_ms,
                     act_ms: detail.act_ms,
                     settle_ms: detail.settle_ms,
+                    settled: detail.settled,
                     code,
                     screenshot: detail.screenshot.clone(),
                     message: detail.message.clone(),

@@ -7,7 +7,7 @@ use crate::clock::Clock;
 use crate::load::{row_vars, substitute, target_of, LoadedFlow, Row};
 use crate::report::{self, summary, Summary};
 use crate::takeover::{self, suggestion, Change, Resolution, Takeover, CHANGES, TAKEOVERS};
-use mend_capture::{save_frame, Capture, Frame};
+use mend_capture::{save_frame, Capture, DamageStream, Frame};
 use mend_input::{parse_keys, Action as Input_, Guard, Input, MouseButton};
 use mend_locate::{Locator, Recorded, Refusal};
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Target, WindowQuery};
@@ -92,8 +92,11 @@ pub struct Options {
     /// Input actions one process may send in a run (every click, key chord, typed text).
     pub budget: u32,
     pub poll_ms: u64,
-    /// The screen counts as settled after this long without change.
+    /// The screen counts as settled after this long without change (fingerprint settle: no
+    /// damage stream, or the stream failed).
     pub quiet_ms: u64,
+    /// Settling on damage events ([`Runner::damage`]): grace and quiet period.
+    pub settle: crate::settle::SettleRule,
     /// Per-step timeout when the step gives none.
     pub timeout_ms: u64,
     pub max_retries: u32,
@@ -110,6 +113,7 @@ impl Options {
             budget: 1000,
             poll_ms: 50,
             quiet_ms: 250,
+            settle: crate::settle::SettleRule::default(),
             timeout_ms: 8000,
             max_retries: 2,
             record: false,
@@ -187,6 +191,13 @@ pub struct Runner<'a> {
     pub secrets: &'a dyn Fn(&str) -> Option<String>,
     pub on_progress: &'a mut dyn FnMut(&Progress),
     pub opts: Options,
+    /// What the X server says was painted: with it a step settles when the application stops
+    /// painting (`settle.rs`); without it (or when it fails) on window fingerprints.
+    pub damage: Option<&'a mut dyn DamageStream>,
+    /// When the damage stream began watching for the current step's input (clock ms).
+    armed: Option<u64>,
+    /// How the last step settled on damage (`None`: on fingerprints).
+    pub last_settle: Option<crate::settle::Settled>,
     /// With `opts.record`: step index → the control's box (frame pixels) and its pixels.
     pub recorded: BTreeMap<usize, (Rect, Option<image::RgbaImage>)>,
     actions: u32,
@@ -237,6 +248,9 @@ impl<'a> Runner<'a> {
             on_progress,
             run_dir: opts.runs_dir.clone(),
             opts,
+            damage: None,
+            armed: None,
+            last_settle: None,
             recorded: BTreeMap::new(),
             actions: 0,
             seen: HashMap::new(),

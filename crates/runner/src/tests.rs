@@ -1603,3 +1603,5 @@ fn a_slow_reading_on_a_loaded_machine_does_not_open_the_breaker() {
     let breaker: crate::breaker::Breaker = b.store.get(BREAKERS, "客户管理系统").unwrap().unwrap();
     assert!(!breaker.is_open(), "{breaker:?}");
 }
+
+mod damage;

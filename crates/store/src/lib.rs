@@ -105,11 +105,25 @@ pub struct StepDetail {
     pub act_ms: u64,
     #[serde(default)]
     pub settle_ms: u64,
+    /// How the screen settled on the X server's damage events; `None` on window fingerprints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<Settled>,
     #[serde(default)]
     pub message: Option<String>,
     /// Screenshot written on failure.
     #[serde(default)]
     pub screenshot: Option<String>,
+}
+
+/// How a step settled on damage events (runner `settle.rs`); times in ms after the watch
+/// began, just before the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Settled {
+    /// Nothing was painted within the grace: the input had no visible effect; the checks decide.
+    Unchanged,
+    /// Painted from `first_ms` to `last_ms`, then quiet.
+    Painted { first_ms: u32, last_ms: u32 },
 }
 
 /// A run as stored: enough to resume it in another process and to report on it.

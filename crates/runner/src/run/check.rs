@@ -64,6 +64,8 @@ impl Runner<'_> {
                 state_word(want)
             ));
             self.intent(at, what)?;
+            // No input: nothing should paint, and the grace says so without a quiet period.
+            self.arm(lf, Some(frame));
             self.after_act(lf, step, vars, &mut d, at, what, Some(&located), h)?;
             return Ok((Some(located), d));
         }
@@ -80,6 +82,7 @@ impl Runner<'_> {
         self.spend(1)?;
         self.intent(at, what)?;
         let t1 = self.clock.now_ms();
+        self.arm(lf, Some(frame));
         self.send(&Input_::click(at_screen)).map_err(|e| Fail {
             err: e,
             acted: true,

@@ -271,6 +271,7 @@ impl Runner<'_> {
             },
             _ => Input_::click(at),
         };
+        self.arm(lf, Some(&frame));
         self.send(&first)?;
         if step.action == Action::Type {
             self.await_change(&frame, rect, FOCUS_WAIT_MS);

@@ -24,9 +24,56 @@ impl Runner<'_> {
         }
     }
 
+    /// Start watching what is painted, just before an input: the window of the frame acted
+    /// on and the flow's main window (a dialog closing repaints it). Without a damage stream,
+    /// or when it cannot watch, the step settles on fingerprints.
+    pub(super) fn arm(&mut self, lf: &LoadedFlow, frame: Option<&Frame>) {
+        self.armed = None;
+        if self.damage.is_none() {
+            return;
+        }
+        let mut ids: Vec<u32> = frame
+            .and_then(|f| f.info.window.as_ref())
+            .map(|w| w.id)
+            .into_iter()
+            .collect();
+        if let Ok(q) = self.main_query(lf) {
+            let is_main = frame
+                .and_then(|f| f.info.window.as_ref())
+                .is_some_and(|w| q.matches(w));
+            if !is_main {
+                if let Ok(w) = self.capture.find_window(&q) {
+                    ids.push(w.id);
+                }
+            }
+        }
+        let now = self.clock.now_ms();
+        if let Some(d) = self.damage.as_deref_mut() {
+            self.armed = d.watch(&ids).ok().map(|()| now);
+        }
+    }
+
+    /// Wait until the screen settles: on damage events when the input was watched
+    /// (`settle.rs`), else on fingerprints. `ACTION_TIMEOUT` if it never does.
+    pub(super) fn settle(&mut self, lf: &LoadedFlow, timeout: u64) -> Result<(), MendError> {
+        self.last_settle = None;
+        if let (Some(since), Some(d)) = (self.armed.take(), self.damage.as_deref_mut()) {
+            match crate::settle::on_damage(self.clock, d, &self.opts.settle, since, timeout) {
+                Ok(s) => {
+                    self.last_settle = Some(s);
+                    return Ok(());
+                }
+                Err(e) if e.code == ErrorCode::ActionTimeout => return Err(e),
+                // The stream broke: the fingerprints decide, as without one.
+                Err(_) => {}
+            }
+        }
+        self.settle_on_fingerprints(lf, timeout)
+    }
+
     /// Wait until the screen stops changing: the main window's fingerprint and the set of
     /// windows unchanged for `quiet_ms`. `ACTION_TIMEOUT` if it never does.
-    pub(super) fn settle(&mut self, lf: &LoadedFlow, timeout: u64) -> Result<(), MendError> {
+    fn settle_on_fingerprints(&mut self, lf: &LoadedFlow, timeout: u64) -> Result<(), MendError> {
         let q = self.main_query(lf)?;
         let start = self.clock.now_ms();
         let mut last: Option<ScreenState> = None;

@@ -450,6 +450,8 @@ impl Runner<'_> {
     ) -> Result<(Option<Located>, StepDetail), Fail> {
         let timeout = self.timeout(step);
         let t0 = self.clock.now_ms();
+        // A watch left by an attempt that failed before settling is not this attempt's.
+        self.armed = None;
         let row = at.map_or(usize::MAX, |a| a.row);
         let mut d = StepDetail::default();
         // Undo a half-done attempt first; for `type`, after focusing the field (below).
@@ -509,6 +511,7 @@ impl Runner<'_> {
                 self.spend(1)?;
                 self.intent(at, &what)?;
                 let t1 = self.clock.now_ms();
+                self.arm(lf, Some(&frame));
                 self.send(&Input_::Keys { keys }).map_err(|e| Fail {
                     acted: true,
                     ..Fail::from(e)
@@ -579,6 +582,7 @@ impl Runner<'_> {
             },
             _ => unreachable!("targetless actions returned above"),
         };
+        self.arm(lf, Some(&frame));
         self.send(&first).map_err(acted)?;
         if step.action != Action::Type {
             self.acted(at).map_err(acted)?;
@@ -650,6 +654,7 @@ impl Runner<'_> {
         let t2 = self.clock.now_ms();
         let settled = self.settle(lf, timeout);
         d.settle_ms = self.clock.now_ms() - t2;
+        d.settled = self.last_settle;
         self.app_wait_ms += d.settle_ms;
         let code = settled.as_ref().err().map(|e| e.code);
         if let Some(a) = at {
