@@ -223,6 +223,11 @@ const FOCUS_WAIT_MS: u64 = 300;
 /// How long a field that was empty may take to show the text typed into it.
 const FILLED_WAIT_MS: u64 = 2000;
 
+/// How long a step waits for the focus to land somewhere when no window has it (the window
+/// manager between a closing window and a mapping one), polling every [`FOCUS_POLL_MS`].
+const FOCUS_LAND_MS: u64 = 1500;
+const FOCUS_POLL_MS: u64 = 100;
+
 /// How many times the same action may hit the same control on the same screen in one row.
 const MAX_SAME: u32 = 3;
 

@@ -62,6 +62,8 @@ struct World {
     /// The next click on a field hands the focus to another window (a dialog of another app
     /// popping up as the field is clicked).
     steal_on_click: bool,
+    /// Until this fake time no window has the focus (the window manager between windows).
+    unfocused_until: u64,
     clock: FakeClock,
 }
 
@@ -106,9 +108,14 @@ struct Desk(W);
 impl Capture for Desk {
     fn windows(&self) -> Result<Vec<WindowInfo>, MendError> {
         let w = self.0.borrow();
-        let mut out = vec![win(MAIN, "客户管理系统", w.focus == MAIN)];
+        let focus = if w.clock.now_ms() < w.unfocused_until {
+            0
+        } else {
+            w.focus
+        };
+        let mut out = vec![win(MAIN, "客户管理系统", focus == MAIN)];
         for (id, t) in &w.extra {
-            out.push(win(*id, t, w.focus == *id));
+            out.push(win(*id, t, focus == *id));
         }
         Ok(out)
     }
@@ -1602,6 +1609,34 @@ fn a_slow_reading_on_a_loaded_machine_does_not_open_the_breaker() {
     }
     let breaker: crate::breaker::Breaker = b.store.get(BREAKERS, "客户管理系统").unwrap().unwrap();
     assert!(!breaker.is_open(), "{breaker:?}");
+}
+
+#[test]
+fn a_focus_that_is_nowhere_for_a_moment_is_waited_for_and_one_that_never_lands_refuses() {
+    let step = "[[step]]\naction = \"click\"\ntarget = { text = \"查询\", role = \"button\" }\n";
+    // The window manager between two windows until 3 s (fake time; the guard first looks at
+    // about 1.2 s): the click waits, then goes out once.
+    let b = bench("main");
+    b.world.borrow_mut().unfocused_until = 3000;
+    let lf = flow(&b, step);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let clicks = |b: &Bench| {
+        b.world
+            .borrow()
+            .inputs
+            .iter()
+            .filter(|i| matches!(i, In::Click { .. }))
+            .count()
+    };
+    assert_eq!(clicks(&b), 1);
+    // No focus ever: refused with a code, nothing sent.
+    let b = bench("main");
+    b.world.borrow_mut().unfocused_until = u64::MAX;
+    let lf = flow(&b, step);
+    let (s, _) = go(&b, &lf, vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::WindowBlocked), "{s:?}");
+    assert_eq!(clicks(&b), 0);
 }
 
 mod damage;

@@ -364,7 +364,8 @@ impl Runner<'_> {
         }
     }
 
-    /// Locate, guard (dismissing an interrupt that blocks), note the action; the frame and the
+    /// Locate, guard (dismissing an interrupt that blocks, waiting up to [`FOCUS_LAND_MS`] for a
+    /// focus that is nowhere), note the action; the frame and the
     /// control to act on.
     pub(super) fn locate_guarded(
         &mut self,
@@ -376,12 +377,24 @@ impl Runner<'_> {
         what: &str,
     ) -> Result<(Frame, Located, Fingerprint), Fail> {
         let mut tries = 0;
+        let mut unfocused_ms = 0;
         loop {
             let (frame, located) = self.locate_wait(lf, spec, vars, timeout)?;
             match self.check_guard(lf, &frame) {
                 Ok(()) => {
                     let h = self.note_action(row, what, located.screen_box, &frame)?;
                     return Ok((frame, located, h));
+                }
+                // No window has the focus: the window manager is between two windows (one
+                // closing, a message box mapping). Nothing is sent; wait a moment for the focus
+                // to land, then look again — the new window may be an interrupt's.
+                Err(e)
+                    if e.code == ErrorCode::WindowBlocked
+                        && unfocused_ms < FOCUS_LAND_MS
+                        && matches!(self.capture.foreground(), Ok(None)) =>
+                {
+                    self.clock.sleep_ms(FOCUS_POLL_MS);
+                    unfocused_ms += FOCUS_POLL_MS;
                 }
                 Err(e) if e.code == ErrorCode::WindowBlocked && tries < 2 => {
                     tries += 1;
