@@ -7,10 +7,14 @@
 #   bash scripts/bench.sh --tools mend --langs zh --variants 'baseline;moved'   # a slice
 #   bash scripts/bench.sh --resume              # go on from out/bench/bench.json
 #   bash scripts/bench.sh --criterion-only      # only the micro-benchmarks
+#   bash scripts/bench.sh --fleet               # only the fleet's throughput (issue 16): 12 rows
+#                                               # with 1, 2 and 3 workers on private desktops and a
+#                                               # throwaway PostgreSQL; --fleet-rows N, --fleet-workers 1,2
 #
 # The peers live in their own virtual environments under out/bench/ (made here from the pinned
 # bench/requirements-*.txt, re-made when a requirements file changes). Results: out/bench/bench.json,
-# out/bench/bench.md, and the tables in BENCHMARKS.md between the bench markers.
+# out/bench/bench.md, and the tables in BENCHMARKS.md between the bench markers. The fleet's figures:
+# out/bench/fleet.json and a table on stdout (BENCHMARKS.md, "Fleet throughput", quotes a run).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -21,12 +25,17 @@ ensure_packages
 tools="mend,classic,openadapt"
 criterion=1
 harness=1
+fleet=0
+fleet_args=()
 pass=()
 while (($#)); do
     case "$1" in
         --tools) tools="$2"; shift 2 ;;
         --no-criterion) criterion=0; shift ;;
         --criterion-only) harness=0; shift ;;
+        --fleet) fleet=1; shift ;;
+        --fleet-rows) fleet_args+=(--rows "$2"); shift 2 ;;
+        --fleet-workers) fleet_args+=(--workers "$2"); shift 2 ;;
         *) pass+=("$1"); shift ;;
     esac
 done
@@ -43,6 +52,14 @@ venv() { # venv NAME: out/bench/venv-NAME from bench/requirements-NAME.txt
         echo "$stamp" >"$dir/.stamp"
     fi
 }
+
+if ((fleet)); then
+    # Seats of its own (a private Xvfb + practice app per worker) and a throwaway PostgreSQL 15:
+    # no shared desktop, none of the peers.
+    say "fleet throughput (cargo bench -p mend-cli --bench fleet)"
+    cargo bench -p mend-cli --bench fleet -- "${fleet_args[@]}"
+    exit 0
+fi
 
 if ((harness)); then
     say "building mend (release)"
