@@ -113,6 +113,22 @@ fn item(r: &tokio_postgres::Row) -> Result<WorkItem, MendError> {
 }
 
 /// Queue the job of `key` in graphile_worker (replacing a queued one of the same key).
+/// The item's status, its row locked for the rest of the transaction.
+async fn locked_status(
+    tx: &impl tokio_postgres::GenericClient,
+    job: &str,
+) -> Result<String, MendError> {
+    let row = tx
+        .query_opt(
+            "SELECT status FROM mend.work WHERE key = $1 FOR UPDATE",
+            &[&job],
+        )
+        .await
+        .map_err(db_err)?
+        .ok_or_else(|| not_found(job))?;
+    Ok(row.get(0))
+}
+
 pub(crate) async fn enqueue(
     tx: &impl tokio_postgres::GenericClient,
     key: &str,
@@ -241,15 +257,7 @@ impl Fleet {
         self.block_on(async {
             let mut c = self.db.pool().get().await.map_err(db_err)?;
             let tx = c.transaction().await.map_err(db_err)?;
-            let row = tx
-                .query_opt(
-                    "SELECT status FROM mend.work WHERE key = $1 FOR UPDATE",
-                    &[&job],
-                )
-                .await
-                .map_err(db_err)?
-                .ok_or_else(|| not_found(job))?;
-            let status: String = row.get(0);
+            let status = locked_status(&*tx, job).await?;
             if !matches!(status.as_str(), "failed" | "paused" | "cancelled") {
                 return Err(MendError::new(
                     ErrorCode::InvalidArgument,
@@ -275,15 +283,7 @@ impl Fleet {
         self.block_on(async {
             let mut c = self.db.pool().get().await.map_err(db_err)?;
             let tx = c.transaction().await.map_err(db_err)?;
-            let row = tx
-                .query_opt(
-                    "SELECT status FROM mend.work WHERE key = $1 FOR UPDATE",
-                    &[&job],
-                )
-                .await
-                .map_err(db_err)?
-                .ok_or_else(|| not_found(job))?;
-            let status: String = row.get(0);
+            let status = locked_status(&*tx, job).await?;
             if status == "done" {
                 return Err(MendError::new(
                     ErrorCode::InvalidArgument,
