@@ -168,6 +168,41 @@ impl Runner<'_> {
                     return Ok(());
                 }
                 Err(f) => {
+                    // Resuming a step whose verify did not hold yet: its target is gone and
+                    // nothing was sent. The app may only have been slow to show the effect of
+                    // the input sent before the crash (a dialog still closing when the verify
+                    // was read): look once more before refusing.
+                    if pending.is_some()
+                        && !f.acted
+                        && matches!(
+                            f.err.code,
+                            ErrorCode::LocatorNotFound | ErrorCode::WindowNotFound
+                        )
+                    {
+                        if let Some(v) = &step.verify {
+                            if self.check_once(lf, v, vars)? {
+                                let d = StepDetail {
+                                    locate_ms: self.clock.now_ms() - t0,
+                                    message: Some(
+                                        "verified after a crash (on a second look): it had taken effect, not redone"
+                                            .into(),
+                                    ),
+                                    ..base.clone()
+                                };
+                                self.journal_result(
+                                    run,
+                                    r,
+                                    i,
+                                    attempt,
+                                    None,
+                                    Some("verified"),
+                                    d.clone(),
+                                )?;
+                                progress(self, "verified", &d, Some("verified"), None);
+                                return Ok(());
+                            }
+                        }
+                    }
                     // Before any input, a retryable refusal may be tried again; after input, only a
                     // read step whose effect did not show (a click that did not register).
                     let retryable = attempt <= self.opts.max_retries
