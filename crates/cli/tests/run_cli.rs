@@ -916,7 +916,9 @@ verify = { exists = { text = "查询", role = "button" } }
     drop(app);
 
     let app = App::start("zh", &[], "login").expect("practice app");
-    crop_of(&app, "field", "用户名", "field.png");
+    // The password field: no caret blinks in it (the user name field has the focus, and a
+    // caret caught in its crop would tell it apart). Empty, its inside is blank.
+    crop_of(&app, "field", "密码", "field.png");
     let f = write_flow(
         "field.toml",
         r#"

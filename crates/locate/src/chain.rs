@@ -32,6 +32,9 @@ impl Refusal {
     }
 }
 
+/// A crop whose inside spans no more grey levels than this is blank.
+const FLAT_CROP: u8 = 12;
+
 /// Template correlation from which a recorded crop counts as "the same pixels".
 const TEMPLATE_MIN: f32 = 0.9;
 /// Two candidates closer than this in score are a tie the text cannot break.
@@ -389,6 +392,19 @@ fn by_pixels(scene: &mut Scene, target: &Target, tmpl: &RgbaImage) -> Result<Loc
     } else {
         tmpl.clone()
     };
+    // A crop of one colour (an empty field's inside, a blank panel) looks like every empty
+    // area of its colour: no place can be told from the others by it.
+    let luma = image::DynamicImage::ImageRgba8(inner.clone()).to_luma8();
+    let (lo, hi) = luma
+        .pixels()
+        .fold((255u8, 0u8), |(lo, hi), p| (lo.min(p.0[0]), hi.max(p.0[0])));
+    if hi.saturating_sub(lo) <= FLAT_CROP {
+        return Err(Refusal::new(
+            ErrorCode::LocatorAmbiguous,
+            "the recorded crop is blank (one colour inside its frame): every empty area of that colour looks like it. Give the target a text or a near label, or pick the control",
+            vec![],
+        ));
+    }
     let grown = inner.width() < tmpl.width();
     let mut places = template_places(&frame.image, &inner, whole, &SCALES, floor, 3);
     if grown {
