@@ -817,8 +817,9 @@ impl<'a> Scene<'a> {
                     .join(" ");
                 let conf = words.iter().map(|w| w.conf).fold(100.0, f32::min);
                 // Fewer characters than glyph groups is a part read as the whole ("2" of x²).
+                // (What the ink cannot be was dropped by `read_glyphs` before the vote.)
                 let chars = text.chars().filter(|c| !c.is_whitespace()).count();
-                if chars < ink.groups || conf < SHORT_MIN_CONF || !plausible(&text, ink, text_h) {
+                if chars < ink.groups || conf < SHORT_MIN_CONF {
                     return Ok(Vec::new());
                 }
                 (text, conf)

@@ -539,15 +539,17 @@ impl Teacher {
         // The frame from before the input that ended the typing; when the field there does not
         // show the text yet (an app slow to paint under load), the field as it is now. A masked
         // field shows bullets in both, so this never lets a password through.
-        let now = || self.capture.capture_window(id).ok();
-        let first = before.clone().or_else(now);
-        let Some(frame) = first else {
+        let had_before = before.is_some();
+        let Some(frame) = before.or_else(|| self.capture.capture_window(id).ok()) else {
             return true; // cannot look: treat it as a secret, never store it
         };
         if self.shows(&frame, rect, typed) {
             return false;
         }
-        match before.and_then(|_| self.capture.capture_window(id).ok()) {
+        match had_before
+            .then(|| self.capture.capture_window(id).ok())
+            .flatten()
+        {
             Some(later) => !self.shows(&later, rect, typed),
             None => true,
         }
