@@ -28,6 +28,8 @@ pub(crate) const RING_KEEP: Duration = Duration::from_secs(3);
 pub(crate) const RING_EVERY: Duration = Duration::from_millis(60);
 /// A frame counts as "before" a press only if it was taken this long before it reached us.
 const BEFORE: Duration = Duration::from_millis(25);
+/// How many frames from before the typing ended are read to tell a masked field.
+const MASK_LOOKS: usize = 6;
 const DOUBLE_CLICK: Duration = Duration::from_millis(400);
 /// How long after a commit-like click the screen is looked at for its `verify`.
 const PROPOSE_AFTER: Duration = Duration::from_millis(900);
@@ -527,31 +529,30 @@ impl Teacher {
             return true;
         };
         let id = self.step_window[i].0;
-        let before = at.and_then(|at| {
+        // The window's last frames from before the input that ended the typing, newest first
+        // (a few: the last one may be mid-repaint, or hide the field under a completion popup).
+        let before: Vec<Frame> = at.map_or_else(Vec::new, |at| {
             let ring = self.ring.lock().unwrap();
             ring.iter()
                 .rev()
-                .find(|(t, f)| {
+                .filter(|(t, f)| {
                     *t + BEFORE <= at && f.info.window.as_ref().is_some_and(|w| w.id == id)
                 })
+                .take(MASK_LOOKS)
                 .map(|(_, f)| f.clone())
+                .collect()
         });
-        // The frame from before the input that ended the typing; when the field there does not
-        // show the text yet (an app slow to paint under load), the field as it is now. A masked
-        // field shows bullets in both, so this never lets a password through.
-        let had_before = before.is_some();
-        let Some(frame) = before.or_else(|| self.capture.capture_window(id).ok()) else {
-            return true; // cannot look: treat it as a secret, never store it
-        };
-        if self.shows(&frame, rect, typed) {
-            return false;
+        // Not masked when any of them, or the field as it is now (an app slow to paint under
+        // load), shows the text. A masked field shows bullets in every one of them, so this
+        // never lets a password through.
+        for f in &before {
+            if self.shows(f, rect, typed) {
+                return false;
+            }
         }
-        match had_before
-            .then(|| self.capture.capture_window(id).ok())
-            .flatten()
-        {
-            Some(later) => !self.shows(&later, rect, typed),
-            None => true,
+        match self.capture.capture_window(id) {
+            Ok(now) => !self.shows(&now, rect, typed),
+            Err(_) => true, // cannot look: treat it as a secret, never store it
         }
     }
 
