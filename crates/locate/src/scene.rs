@@ -1,7 +1,8 @@
+use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{MendError, Rect, Role};
 use mend_ocr::{join_lines, GlyphRead, Line, OcrEngine, OcrOptions, Word};
-use mend_vision::{background, chroma, find_control_boxes, is_ink, luma, ControlBox};
+use mend_vision::{background, chroma, find_control_boxes, is_ink, luma, mirrors, ControlBox};
 
 /// A piece of text on screen and the control it sits in, if any.
 #[derive(Debug, Clone)]
@@ -216,6 +217,92 @@ fn closing(open: char) -> Option<char> {
 
 fn is_closing(c: char) -> bool {
     matches!(c, '>' | '›' | '»' | ']')
+}
+
+/// The bracket that opens what `close` closes.
+fn opening(close: char) -> Option<char> {
+    match close {
+        '>' => Some('<'),
+        '›' => Some('‹'),
+        '»' => Some('«'),
+        ']' => Some('['),
+        _ => None,
+    }
+}
+
+/// A text button's bracket misread, told by its shape: a line that begins with a lone glyph
+/// and a lone closing bracket on its row, a few words on (or the mirror case: an opening
+/// bracket and a lone glyph that ends a line), where the lone glyph is the bracket's mirror
+/// image ([`mirrors`]), was a bracket pair; the misread glyph is given the bracket's partner.
+/// A terminal's thin bold `<` reads "K", and "K OK >" was no button.
+fn brackets_by_shape(lines: &mut [Line], img: &RgbaImage) {
+    let lone = |w: &Word| {
+        let t = w.text.trim();
+        (t.chars().count() == 1).then(|| t.chars().next()).flatten()
+    };
+    let same_row = |a: &Rect, b: &Rect| {
+        let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
+        2 * overlap >= a.h.min(b.h)
+    };
+    // (line, word) of every line's first and last lone glyph.
+    let ends: Vec<(usize, usize, char)> = lines
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| {
+            let n = l.words.len();
+            [0, n.saturating_sub(1)]
+                .into_iter()
+                .filter(move |&k| k < n)
+                .filter_map(move |k| lone(&l.words[k]).map(|c| (i, k, c)))
+        })
+        .collect();
+    let mut fixes: Vec<(usize, usize, char)> = Vec::new();
+    for &(i, k, c) in &ends {
+        let first = k == 0;
+        let rc = lines[i].words[k].rect;
+        // A closing bracket looks left for the line start it closes; an opening one right.
+        let partner = if first { closing(c) } else { opening(c) };
+        let Some(partner) = partner else { continue };
+        let candidate = ends
+            .iter()
+            .filter(|&&(j, m, d)| {
+                let r = lines[j].words[m].rect;
+                let starts = m == 0;
+                starts != first
+                    && d != partner
+                    && closing(d).is_none()
+                    && !is_closing(d)
+                    && same_row(&r, &rc)
+                    && if first {
+                        r.x > rc.right()
+                    } else {
+                        r.right() < rc.x
+                    }
+                    && (r.x - rc.x).abs() <= 12 * rc.h.max(r.h)
+            })
+            .min_by_key(|&&(j, m, _)| (lines[j].words[m].rect.x - rc.x).abs());
+        if let Some(&(j, m, _)) = candidate {
+            if mirrors(img, lines[j].words[m].rect.inflate(1), rc.inflate(1)) {
+                fixes.push((j, m, partner));
+            }
+        }
+    }
+    for (j, m, c) in fixes {
+        let line = &mut lines[j];
+        let old = line.words[m].text.trim().to_string();
+        line.words[m].text = c.to_string();
+        let text = line.text.trim();
+        line.text = match (m == 0, text.strip_prefix(&old), text.strip_suffix(&old)) {
+            (true, Some(rest), _) => format!("{c}{rest}"),
+            (false, _, Some(rest)) => format!("{rest}{c}"),
+            _ => line
+                .words
+                .iter()
+                .map(|w| w.text.trim())
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+    }
 }
 
 /// Text buttons drawn with characters, as terminal UIs draw them: a caption between brackets,
@@ -469,7 +556,8 @@ impl<'a> Scene<'a> {
 
     fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
-        let lines = split_at_boxes(without_icons(lines), &boxes);
+        let mut lines = split_at_boxes(without_icons(lines), &boxes);
+        brackets_by_shape(&mut lines, &self.frame.image);
         let (lines, spans) = bracket_buttons(lines);
         let rects: Vec<Rect> = lines.iter().map(|l| l.rect).collect();
         lines
@@ -1087,6 +1175,58 @@ mod tests {
                 line_key: (0, 0, 0),
             }],
         }
+    }
+
+    /// "K OK >" where the "K" is drawn as the mirror of the ">" is "< OK >", a text button; a
+    /// line whose first glyph really is a K is left as it was read.
+    #[test]
+    fn a_misread_bracket_is_known_by_its_shape() {
+        let open = [
+            "....##", "...##.", "..##..", ".##...", "##....", ".##...", "..##..", "...##.",
+            "....##",
+        ];
+        let kay = [
+            "##..##", "##.##.", "####..", "###...", "##....", "###...", "####..", "##.##.",
+            "##..##",
+        ];
+        let draw = |first: &[&str]| {
+            let mut img = RgbaImage::from_pixel(240, 130, image::Rgba([0, 0, 238, 255]));
+            let mut put = |x: usize, y: usize| {
+                img.put_pixel(x as u32, y as u32, image::Rgba([255; 4]));
+            };
+            for (dy, (row, bracket)) in first.iter().zip(open).enumerate() {
+                for (dx, c) in row.chars().enumerate() {
+                    if c == '#' {
+                        put(159 + dx, 100 + dy);
+                    }
+                }
+                // The closing bracket: the opening one mirrored.
+                for (dx, c) in bracket.chars().rev().enumerate() {
+                    if c == '#' {
+                        put(201 + dx, 100 + dy);
+                    }
+                }
+            }
+            img
+        };
+        let read = || {
+            let mut l = line("K OK >", 158, 50);
+            l.words = vec![
+                line("K", 158, 8).words.remove(0),
+                line("OK", 176, 12).words.remove(0),
+                line(">", 200, 8).words.remove(0),
+            ];
+            vec![l]
+        };
+        let mut lines = read();
+        brackets_by_shape(&mut lines, &draw(&open));
+        assert_eq!(lines[0].text, "< OK >");
+        let (lines, spans) = bracket_buttons(lines);
+        assert_eq!((lines[0].text.as_str(), spans[0].is_some()), ("OK", true));
+
+        let mut lines = read();
+        brackets_by_shape(&mut lines, &draw(&kay));
+        assert_eq!(lines[0].text, "K OK >");
     }
 
     /// "< OK >" read as three lines and "<Cancel>" as one are each a text button: one line of

@@ -239,13 +239,178 @@ fn flat_pixels(px: &[u8], w: usize, h: usize, r: usize) -> Vec<bool> {
         .collect()
 }
 
+/// An inverted cell's height in pixels: a text row of a terminal or a dialog, not a panel.
+const CELL_H: std::ops::RangeInclusive<usize> = 9..=48;
+
+/// Give back their polarity to inverted cells: a block one glyph wide and one text row tall,
+/// filled with one colour, whose glyph is drawn in the colour of the ground around it — a
+/// terminal's cursor, a dialog's hotkey letter on its focused button (`< OK >` with the O on a
+/// yellow cell and the K yellow on blue). Read as it is, the block is a blot with a hole ("I",
+/// "D"), and the word is lost. The block is known by its edges, not by its glyph: a run of its
+/// colour across the top and another of the same extent across the bottom, the ground's colour
+/// just beside both ends, one glyph wide (0.3–1.1 of its height), at least half its colour,
+/// everything else inside it the ground's colour, and taller than the text beside it (whose
+/// glyphs stand clear of its top and bottom rows: a bold D in a word is none). The block's colour and the ground's are
+/// swapped inside it, so its glyph reads like its neighbours. A framed button (its inside the
+/// ground's colour), a solid swatch (nothing inside) or an icon with several colours inside
+/// is none of this and is left alone.
+pub fn restore_inverted_cells(img: &mut RgbaImage) {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    if w < 3 || h < *CELL_H.start() {
+        return;
+    }
+    let px = |img: &RgbaImage, x: usize, y: usize| img.get_pixel(x as u32, y as u32).0;
+    let same =
+        |a: [u8; 4], b: [u8; 4]| (0..3).all(|k| (a[k] as i16 - b[k] as i16).abs() <= FLAT_TOL);
+    let row_is = |img: &RgbaImage, y: usize, x0: usize, x1: usize, c: [u8; 4]| {
+        (x0..=x1).all(|x| same(px(img, x, y), c))
+    };
+    let mut cells: Vec<(usize, usize, usize, usize, [u8; 4], [u8; 4])> = Vec::new();
+    for y in 1..h.saturating_sub(CELL_H.start() - 1) {
+        let mut x = 1;
+        while x + 1 < w {
+            let c = px(img, x, y);
+            let mut x1 = x;
+            while x1 + 1 < w && same(px(img, x1 + 1, y), c) {
+                x1 += 1;
+            }
+            let (x0, next) = (x, x1 + 1);
+            x = next;
+            let cw = x1 - x0 + 1;
+            if cw < 3 || cw * 10 > CELL_H.end() * 11 {
+                continue;
+            }
+            // The run's ends must be inside the image, with one ground colour beside both.
+            if x0 == 0 || x1 + 1 >= w || same(px(img, x0 - 1, y), c) {
+                continue;
+            }
+            let ground = px(img, x0 - 1, y);
+            let none_of =
+                |img: &RgbaImage, yy: usize| (x0..=x1).all(|xx| !same(px(img, xx, yy), c));
+            if !same(px(img, x1 + 1, y), ground) || !none_of(img, y - 1) {
+                continue;
+            }
+            // Down through the glyph rows to the bottom band of the same extent.
+            let mut yb = y;
+            while yb + 1 < h && row_is(img, yb + 1, x0, x1, c) {
+                yb += 1;
+            }
+            let mut bottom = None;
+            let mut y2 = yb + 1;
+            while y2 < h && y2 - y < *CELL_H.end() {
+                if row_is(img, y2, x0, x1, c) {
+                    let mut end = y2;
+                    while end + 1 < h && row_is(img, end + 1, x0, x1, c) {
+                        end += 1;
+                    }
+                    bottom = Some((y2, end));
+                    break;
+                }
+                y2 += 1;
+            }
+            let Some((band, y3)) = bottom else { continue };
+            let ch = y3 - y + 1;
+            if band == yb + 1 || !CELL_H.contains(&ch) || cw * 10 < ch * 3 || cw * 10 > ch * 11 {
+                continue;
+            }
+            let ends_ground = |yy: usize| {
+                !same(px(img, x0 - 1, yy), c)
+                    && same(px(img, x0 - 1, yy), ground)
+                    && same(px(img, x1 + 1, yy), ground)
+            };
+            if !ends_ground(y3) || (y3 + 1 < h && !none_of(img, y3 + 1)) {
+                continue;
+            }
+            // A glyph never cuts its cell in two: no row of the ground's colour right across
+            // (two blocks one above the other, a scroll bar's, are no cell).
+            if (y..=y3).any(|yy| row_is(img, yy, x0, x1, ground)) {
+                continue;
+            }
+            let (mut filled, mut hole, mut other) = (0usize, 0usize, 0usize);
+            for yy in y..=y3 {
+                for xx in x0..=x1 {
+                    match blend(px(img, xx, yy), c, ground) {
+                        Some(t) if t < 0.25 => filled += 1,
+                        Some(t) if t > 0.75 => hole += 1,
+                        Some(_) => {}
+                        None => other += 1,
+                    }
+                }
+            }
+            // Taller than the text beside it: the cell is a whole text row, its neighbours'
+            // glyphs (at least half its height: a rule line is no glyph) stand inside it, clear
+            // of its top and bottom rows. A bold D or O in a word shares its neighbours'
+            // baseline and is no cell.
+            let (lo, hi) = (x0.saturating_sub(2 * cw), (x1 + 2 * cw).min(w - 1));
+            let mut beside: Option<(usize, usize)> = None;
+            for yy in y..=y3 {
+                for xx in (lo..x0).chain(x1 + 1..=hi) {
+                    if !same(px(img, xx, yy), ground) {
+                        beside = Some(beside.map_or((yy, yy), |(a, _)| (a, yy)));
+                    }
+                }
+            }
+            let glyph_tall = |(top, bottom): (usize, usize)| 2 * (bottom - top + 1) >= ch;
+            if !beside
+                .is_some_and(|(top, bottom)| top > y && bottom < y3 && glyph_tall((top, bottom)))
+            {
+                continue;
+            }
+            let area = cw * ch;
+            let overlaps = cells
+                .iter()
+                .any(|&(a0, b0, a1, b1, ..)| x0 <= a1 && a0 <= x1 && y <= b1 && b0 <= y3);
+            if filled * 2 >= area && hole * 10 >= area && other * 20 <= area && !overlaps {
+                cells.push((x0, y, x1, y3, c, ground));
+            }
+        }
+    }
+    // Inside a cell every pixel on the way from its colour to the ground's (the glyph's
+    // smoothed edges too) goes the same way back: c + ground - p.
+    for (x0, y0, x1, y1, c, ground) in cells {
+        for yy in y0..=y1 {
+            for xx in x0..=x1 {
+                let p = img.get_pixel_mut(xx as u32, yy as u32);
+                if blend(p.0, c, ground).is_some() {
+                    for k in 0..3 {
+                        p.0[k] =
+                            (c[k] as i16 + ground[k] as i16 - p.0[k] as i16).clamp(0, 255) as u8;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where `p` lies on the way from colour `c` (0) to colour `g` (1), if it lies on it: each
+/// channel that differs between them gives the same fraction (within 0.15), each that does not
+/// is within [`FLAT_TOL`] of both.
+fn blend(p: [u8; 4], c: [u8; 4], g: [u8; 4]) -> Option<f32> {
+    let mut ts = Vec::with_capacity(3);
+    for k in 0..3 {
+        let (pk, ck, gk) = (p[k] as f32, c[k] as f32, g[k] as f32);
+        if (gk - ck).abs() > 40.0 {
+            ts.push((pk - ck) / (gk - ck));
+        } else if (pk - ck).abs() > FLAT_TOL as f32 + (gk - ck).abs() {
+            return None;
+        }
+    }
+    let (lo, hi) = ts
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+    (!ts.is_empty() && hi - lo <= 0.15 && lo >= -0.1 && hi <= 1.1)
+        .then(|| ((lo + hi) / 2.0).clamp(0.0, 1.0))
+}
+
 /// Crop `region` (clamped to the image), grey it, turn light-on-dark parts dark-on-light
 /// ([`normalize_polarity`]) and upscale by `scale`.
 /// Returns the prepared image and the clamped region, so boxes can be mapped back.
 pub fn prepare(img: &RgbaImage, region: Rect, scale: u32) -> Option<(GrayImage, Rect)> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let r = region.clamp_to(&bounds)?;
-    let crop = imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image();
+    let mut crop =
+        imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32).to_image();
+    restore_inverted_cells(&mut crop);
     let mut gray = image::DynamicImage::ImageRgba8(crop.clone()).to_luma8();
     normalize_polarity(&mut gray, Some(&crop));
     let scale = scale.max(1);
@@ -384,6 +549,54 @@ mod tests {
         let before = img.clone();
         normalize_polarity(&mut img, None);
         assert_eq!(img, before);
+    }
+
+    /// `< OK >` as dialog draws its focused button: yellow text on a blue bar, the hotkey O
+    /// blue on a yellow cell, the K's stem touching the cell. The cell is turned back (yellow O
+    /// on blue); a framed box (its inside the ground's colour) and a solid swatch are not.
+    #[test]
+    fn an_inverted_cell_is_turned_back() {
+        let blue = image::Rgba([0, 0, 238, 255]);
+        let yellow = image::Rgba([255, 255, 0, 255]);
+        let mut img = RgbaImage::from_pixel(80, 24, blue);
+        let fill = |img: &mut RgbaImage, x0: u32, y0: u32, w: u32, h: u32, c| {
+            for y in y0..y0 + h {
+                for x in x0..x0 + w {
+                    img.put_pixel(x, y, c);
+                }
+            }
+        };
+        // The cell, 6×13 at (10, 5), and its O in blue: a ring inside it.
+        fill(&mut img, 10, 5, 6, 13, yellow);
+        fill(&mut img, 11, 7, 3, 1, blue);
+        fill(&mut img, 11, 15, 3, 1, blue);
+        fill(&mut img, 10, 8, 1, 7, blue);
+        fill(&mut img, 14, 8, 1, 7, blue);
+        // The K's stem, yellow, touching the cell's right side on the glyph rows.
+        fill(&mut img, 16, 7, 2, 9, yellow);
+        // A framed box: a yellow outline with blue inside; a solid yellow swatch.
+        fill(&mut img, 30, 4, 10, 14, yellow);
+        fill(&mut img, 31, 5, 8, 12, blue);
+        fill(&mut img, 50, 5, 6, 13, yellow);
+        let before = img.clone();
+        restore_inverted_cells(&mut img);
+        let at = |x: u32, y: u32| img.get_pixel(x, y).0;
+        assert_eq!(at(12, 5), blue.0, "the cell's ground is the bar's again");
+        assert_eq!(at(12, 11), blue.0, "inside the O too");
+        assert_eq!(
+            at(10, 10),
+            yellow.0,
+            "the O's side is yellow like its neighbour"
+        );
+        assert_eq!(at(12, 7), yellow.0, "and its top");
+        assert_eq!(at(16, 10), yellow.0, "the K beside it is untouched");
+        for (x, y) in [(30, 4), (35, 10), (50, 5), (53, 10)] {
+            assert_eq!(
+                at(x, y),
+                before.get_pixel(x, y).0,
+                "({x}, {y}) is left alone"
+            );
+        }
     }
 
     #[test]

@@ -77,6 +77,78 @@ pub fn centred_ink(img: &RgbaImage, r: Rect) -> bool {
         && off_centre <= 3.max(inner.w / 12)
 }
 
+/// The ink of one glyph inside `r` (clamped to the image): a mask over its tight ink box,
+/// ink being far from the box's background.
+fn glyph_mask(img: &RgbaImage, r: Rect) -> Option<(Rect, Vec<bool>)> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let mut r = r.intersect(&bounds)?;
+    // The ground is judged on the middle third of the rows: a word's box reaches past the bar
+    // its glyph sits on, into what is around the bar, above and below.
+    let bg = background(img, Rect::new(r.x, r.y + r.h / 3, r.w, (r.h / 3).max(1)));
+    // Edges that are ink all along (the bar or panel the glyph sits in, a frame) are no glyph.
+    let full = |r: Rect, row: bool, at: i32| {
+        let n = if row { r.w } else { r.h };
+        n > 0
+            && (0..n).all(|k| {
+                let (x, y) = if row { (r.x + k, at) } else { (at, r.y + k) };
+                is_ink(luma(img, x, y), bg)
+            })
+    };
+    while r.h > 0 && full(r, true, r.y) {
+        r = Rect::new(r.x, r.y + 1, r.w, r.h - 1);
+    }
+    while r.h > 0 && full(r, true, r.bottom() - 1) {
+        r = Rect::new(r.x, r.y, r.w, r.h - 1);
+    }
+    while r.w > 0 && full(r, false, r.x) {
+        r = Rect::new(r.x + 1, r.y, r.w - 1, r.h);
+    }
+    while r.w > 0 && full(r, false, r.right() - 1) {
+        r = Rect::new(r.x, r.y, r.w - 1, r.h);
+    }
+    let mut ink: Option<Rect> = None;
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            if is_ink(luma(img, x, y), bg) {
+                let p = Rect::new(x, y, 1, 1);
+                ink = Some(ink.map_or(p, |i| i.union(&p)));
+            }
+        }
+    }
+    let ink = ink?;
+    let mask = (ink.y..ink.bottom())
+        .flat_map(|y| (ink.x..ink.right()).map(move |x| (x, y)))
+        .map(|(x, y)| is_ink(luma(img, x, y), bg))
+        .collect();
+    Some((ink, mask))
+}
+
+/// Is the glyph in `a` the mirror image (left for right) of the glyph in `b`? Brackets come in
+/// mirrored pairs — `<` `>`, `[` `]`, `(` `)` — whatever OCR took one of them for: a thin `<`
+/// of a terminal's bold font reads "K". The two ink boxes must be of a size (heights within a
+/// fifth, widths within a third, at least 4 px tall) and the mirrored masks, laid over each
+/// other on `a`'s box, must overlap by at least 0.6 of their union. A glyph that is its own
+/// mirror (`O`, `H`, `|`) passes too: callers ask only of a lone glyph facing a bracket.
+pub fn mirrors(img: &RgbaImage, a: Rect, b: Rect) -> bool {
+    let (Some((ra, ma)), Some((rb, mb))) = (glyph_mask(img, a), glyph_mask(img, b)) else {
+        return false;
+    };
+    let close = |p: i32, q: i32, tenths: i32| (p - q).abs() * 10 <= tenths * p.max(q);
+    let (mut both, mut either) = (0usize, 0usize);
+    for y in 0..ra.h {
+        for x in 0..ra.w {
+            let ia = ma[(y * ra.w + x) as usize];
+            // The point of b's box at the same place, read right to left.
+            let bx = rb.w - 1 - x * rb.w / ra.w;
+            let by = y * rb.h / ra.h;
+            let ib = mb[(by * rb.w + bx) as usize];
+            both += (ia && ib) as usize;
+            either += (ia || ib) as usize;
+        }
+    }
+    either > 0 && both * 10 >= either * 6
+}
+
 /// A bar filled with a colour of its own right of the text line `label`, within `reach`
 /// pixels: a field drawn without a frame, as a terminal form draws its one-row fields in cell
 /// colours. The bar starts where the label's ground gives way on the label's middle row and
@@ -284,6 +356,52 @@ pub fn inside_focus_ring(img: &RgbaImage, r: Rect) -> Option<Rect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Draw a glyph from rows of '#' at (x, y), white on the image's ground.
+    fn glyph(img: &mut RgbaImage, x: u32, y: u32, rows: &[&str]) {
+        for (dy, row) in rows.iter().enumerate() {
+            for (dx, c) in row.chars().enumerate() {
+                if c == '#' {
+                    img.put_pixel(x + dx as u32, y + dy as u32, image::Rgba([255; 4]));
+                }
+            }
+        }
+    }
+
+    /// A terminal's bold `<` (which OCR read "K") is the mirror of its `>`, on a bar that its
+    /// word box runs past; an `L` and a `K` are not.
+    #[test]
+    fn a_bracket_is_known_by_its_mirror() {
+        let mut img = RgbaImage::from_pixel(120, 30, image::Rgba([229, 229, 229, 255]));
+        for y in 6..19 {
+            for x in 2..118 {
+                img.put_pixel(x, y, image::Rgba([0, 0, 238, 255]));
+            }
+        }
+        let open = [
+            "....##", "...##.", "..##..", ".##...", "##....", ".##...", "..##..", "...##.",
+            "....##",
+        ];
+        let close: Vec<String> = open.iter().map(|r| r.chars().rev().collect()).collect();
+        let close: Vec<&str> = close.iter().map(|s| s.as_str()).collect();
+        let ell = [
+            "##....", "##....", "##....", "##....", "##....", "##....", "##....", "##....",
+            "######",
+        ];
+        let kay = [
+            "##..##", "##.##.", "####..", "###...", "##....", "###...", "####..", "##.##.",
+            "##..##",
+        ];
+        glyph(&mut img, 5, 8, &open);
+        glyph(&mut img, 40, 8, &close);
+        glyph(&mut img, 60, 8, &ell);
+        glyph(&mut img, 80, 8, &kay);
+        // Word boxes as OCR gives them: the line's height, past the bar above and below.
+        let word = |x: i32| Rect::new(x - 1, 3, 8, 21);
+        assert!(mirrors(&img, word(5), word(40)));
+        assert!(!mirrors(&img, word(60), word(40)), "an L is no bracket");
+        assert!(!mirrors(&img, word(80), word(40)), "nor is a K");
+    }
 
     /// A terminal form's field: a bar in a colour of its own right of its label, a second bar
     /// of another colour right under it. The bar is found at its own rows; a word right of a
