@@ -265,7 +265,9 @@ pub fn restore_inverted_cells(img: &mut RgbaImage) {
     let row_is = |img: &RgbaImage, y: usize, x0: usize, x1: usize, c: [u8; 4]| {
         (x0..=x1).all(|x| same(px(img, x, y), c))
     };
-    let mut cells: Vec<(usize, usize, usize, usize, [u8; 4], [u8; 4])> = Vec::new();
+    // (left, top, right, bottom, the cell's colour, the ground's)
+    type Cell = (usize, usize, usize, usize, [u8; 4], [u8; 4]);
+    let mut cells: Vec<Cell> = Vec::new();
     for y in 1..h.saturating_sub(CELL_H.start() - 1) {
         let mut x = 1;
         while x + 1 < w {

@@ -134,6 +134,9 @@ pub fn mirrors(img: &RgbaImage, a: Rect, b: Rect) -> bool {
         return false;
     };
     let close = |p: i32, q: i32, tenths: i32| (p - q).abs() * 10 <= tenths * p.max(q);
+    if ra.h < 4 || !close(ra.h, rb.h, 2) || !close(ra.w, rb.w, 3) {
+        return false;
+    }
     let (mut both, mut either) = (0usize, 0usize);
     for y in 0..ra.h {
         for x in 0..ra.w {
