@@ -16,7 +16,8 @@ pub mod studio;
 use std::path::PathBuf;
 
 /// Where flows are read from (`MEND_FLOWS`, default `fixtures/flows` of this repository) and
-/// where the run database is (`MEND_DB`, default `~/.local/share/mend`).
+/// where the run database is (`MEND_DB`, default `~/.local/share/mend`; a fleet's PostgreSQL
+/// instead when `MEND_DATABASE_URL` is set).
 fn dirs() -> (PathBuf, PathBuf) {
     let flows = std::env::var_os("MEND_FLOWS")
         .map(PathBuf::from)
@@ -33,7 +34,10 @@ fn dirs() -> (PathBuf, PathBuf) {
 /// Builds the app with its commands and runs the event loop until the last window closes.
 pub fn run() -> tauri::Result<()> {
     let (flows, db) = dirs();
-    let studio = studio::Studio::open(flows, db)
+    let url = std::env::var("MEND_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let studio = studio::Studio::open(flows, db, url.as_deref())
         .map_err(|e| tauri::Error::Anyhow(anyhow::anyhow!("{e}")))?;
     tauri::Builder::default()
         .manage(studio)

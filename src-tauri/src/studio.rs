@@ -24,6 +24,10 @@ pub struct Studio {
     pub flows_dir: PathBuf,
     pub db_dir: PathBuf,
     pub store: Arc<Store>,
+    /// The fleet's PostgreSQL when `MEND_DATABASE_URL` is set: `store` is then the fleet's,
+    /// so the takeover panel shows every seat's paused jobs, and answers to them are recorded
+    /// for the job's own seat to apply (`mend_fleet::Fleet::decide`).
+    pub fleet: Option<mend_fleet::Fleet>,
     /// A run or resolution in progress: input goes to one thing at a time.
     pub busy: Arc<Mutex<bool>>,
     /// The stop flag of the recording in progress (`recording.rs`), if one is.
@@ -35,12 +39,28 @@ fn invalid(msg: impl Into<String>) -> MendError {
 }
 
 impl Studio {
-    pub fn open(flows_dir: PathBuf, db_dir: PathBuf) -> Result<Studio, MendError> {
-        let store = Arc::new(Store::open(&db_dir)?);
+    /// The studio over the sled database in `db_dir`, or over a fleet's PostgreSQL.
+    pub fn open(
+        flows_dir: PathBuf,
+        db_dir: PathBuf,
+        database_url: Option<&str>,
+    ) -> Result<Studio, MendError> {
+        let fleet = match database_url {
+            Some(url) => Some(mend_fleet::Fleet::connect(
+                url,
+                std::time::Duration::from_secs(10),
+            )?),
+            None => None,
+        };
+        let store = Arc::new(match &fleet {
+            Some(f) => f.store(None),
+            None => Store::open(&db_dir)?,
+        });
         Ok(Studio {
             flows_dir,
             db_dir,
             store,
+            fleet,
             busy: Arc::new(Mutex::new(false)),
             recording: Arc::new(Mutex::new(None)),
         })
@@ -483,6 +503,7 @@ pub fn list_takeovers(s: &Studio, all: bool) -> Result<Vec<Takeover>, MendError>
 }
 
 /// Resolve a takeover on a worker thread (it acts and continues the run); events to `sink`.
+/// A fleet job's answer is only recorded: the worker on the job's seat applies it.
 pub fn resolve_takeover(
     s: &Studio,
     id: &str,
@@ -491,6 +512,12 @@ pub fn resolve_takeover(
 ) -> Result<(), MendError> {
     let res = Resolution::parse(resolution)?;
     let t = takeover::takeover(&s.store, id)?;
+    if let Some(fleet) = &s.fleet {
+        if fleet.is_job(&t.run)? {
+            fleet.decide(id, res)?;
+            return Ok(());
+        }
+    }
     let rec: RunRecord = s
         .store
         .run(&t.run)?
@@ -550,7 +577,7 @@ mod tests {
                 .join(f);
             std::fs::copy(src, flows.join(f)).unwrap();
         }
-        let s = Studio::open(flows, dir.path().join("db")).unwrap();
+        let s = Studio::open(flows, dir.path().join("db"), None).unwrap();
         (dir, s)
     }
 

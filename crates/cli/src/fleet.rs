@@ -200,17 +200,7 @@ impl Exec for LiveExec {
         let mut opts = Options::new(self.runs.clone());
         opts.budget = self.budget;
         with_runner(&s.lang, &lf, store, &mut on, opts, |runner| {
-            if store.run(&job.key)?.is_some() {
-                runner.resume(&lf, &job.key)
-            } else {
-                runner.start_as(
-                    Some(&job.key),
-                    &lf,
-                    s.vars.clone(),
-                    vec![s.row.clone()],
-                    &s.lang,
-                )
-            }
+            mend_fleet::continue_job(runner, &lf, job)
         })
     }
 }

@@ -68,10 +68,14 @@ enum Cmd {
     Secret(run::SecretCmd),
 }
 
-/// Map a coded failure to an exit code: bad input is 2, everything else the engine refuses is 1.
+/// Map a coded failure to an exit code: bad input (an unknown or already answered takeover
+/// too) is 2, everything else the engine refuses is 1.
 pub fn exit_for(e: &MendError) -> ExitCode {
     match e.code {
-        ErrorCode::InvalidArgument | ErrorCode::FlowInvalid => ExitCode::from(2),
+        ErrorCode::InvalidArgument
+        | ErrorCode::FlowInvalid
+        | ErrorCode::TakeoverNotFound
+        | ErrorCode::TakeoverStale => ExitCode::from(2),
         _ => ExitCode::from(1),
     }
 }

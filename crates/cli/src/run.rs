@@ -38,9 +38,17 @@ impl DbArgs {
             })
     }
     fn open(&self) -> Result<Store, MendError> {
+        Ok(self.open_fleet()?.0)
+    }
+
+    /// The store, and the fleet when it lives in one.
+    fn open_fleet(&self) -> Result<(Store, Option<mend_fleet::Fleet>), MendError> {
         match crate::fleet::database_url(self.database_url.as_deref()) {
-            Some(url) => Ok(crate::fleet::connect(&url)?.store(None)),
-            None => Store::open(&self.dir()),
+            Some(url) => {
+                let fleet = crate::fleet::connect(&url)?;
+                Ok((fleet.store(None), Some(fleet)))
+            }
+            None => Ok((Store::open(&self.dir())?, None)),
         }
     }
 }
@@ -481,7 +489,8 @@ pub enum TakeoverCmd {
         #[command(flatten)]
         db: DbArgs,
     },
-    /// Resolve a request, then continue the run.
+    /// Resolve a request, then continue the run (a fleet job's answer is recorded, and a
+    /// worker on the job's seat applies it and continues).
     Resolve(ResolveArgs),
 }
 
@@ -591,8 +600,26 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
             } else {
                 Resolution::Abort
             };
-            let store = a.db.open()?;
+            let (store, fleet) = a.db.open_fleet()?;
             let t = takeover::takeover(&store, &a.id)?;
+            // A fleet job's answer is recorded, and its seat's worker applies it.
+            if let Some(fleet) = &fleet {
+                if fleet.is_job(&t.run)? {
+                    let d = fleet.decide(&a.id, res)?;
+                    if a.json {
+                        println!("{}", serde_json::to_string_pretty(&d).expect("serializes"));
+                    } else {
+                        eprintln!(
+                        "takeover {} answered '{}': job {} is queued again; the worker on seat {} applies it and continues (`mend queue status`)",
+                        a.id,
+                        res.name(),
+                        d.job,
+                        d.seat.as_deref().unwrap_or("any")
+                    );
+                    }
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
             let rec = store
                 .run(&t.run)?
                 .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;

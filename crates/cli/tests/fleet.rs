@@ -429,3 +429,243 @@ fn sigterm_finishes_the_job_in_hand_and_leases_no_more() {
         1
     );
 }
+
+/// A customer's entry that stops for a person before it is saved: `approve` names a button the
+/// practice app does not have.
+const NEEDS_A_PERSON: &str = r#"version = 1
+name = "a customer whose entry needs a person"
+
+[window]
+title = "客户管理系统|Customer Desk"
+allow = ["提示|Notice"]
+
+[[interrupt]]
+window = "提示|Notice"
+click = "确定"
+
+[[step]]
+id = "new"
+action = "click"
+target = { text = "新增", role = "button" }
+verify = { exists = { text = "保存", role = "button" } }
+
+[[step]]
+id = "name"
+action = "type"
+target = { text = "姓名", role = "field" }
+text = "${name}"
+
+[[step]]
+id = "phone"
+action = "type"
+target = { text = "电话", role = "field" }
+text = "${phone}"
+
+[[step]]
+id = "approve"
+action = "click"
+target = { text = "不存在的按钮", role = "button" }
+timeout_ms = 1500
+
+[[step]]
+id = "save"
+action = "click"
+target = { text = "保存", role = "button" }
+risk = "write"
+verify = { not_exists = { text = "保存", role = "button" } }
+"#;
+
+/// How many intents the job journaled for each step, `step:count,…` (an input sent again
+/// after the answer would add one to its step).
+fn intents(url: &str, key: &str) -> String {
+    psql(
+        url,
+        &format!(
+            "SELECT string_agg(step || ':' || n, ',' ORDER BY step) FROM (
+               SELECT (convert_from(substring(body FROM 7), 'UTF8')::jsonb ->> 'step')::int AS step,
+                      count(*) AS n
+               FROM mend.journal WHERE run = '{key}'
+                 AND convert_from(substring(body FROM 7), 'UTF8')::jsonb ->> 'kind' = 'intent'
+               GROUP BY 1) s"
+        ),
+    )
+}
+
+#[test]
+fn a_job_that_needs_a_person_pauses_and_an_answer_from_another_process_continues_it_once() {
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let flow = dir.path().join("needs_a_person.toml");
+    std::fs::write(&flow, NEEDS_A_PERSON).unwrap();
+    let out = mend(
+        &url,
+        &[
+            "queue",
+            "add",
+            flow.to_str().unwrap(),
+            "--var",
+            "name=Takeover01",
+            "--var",
+            "phone=13900009999",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let key = serde_json::from_slice::<Value>(&out.stdout).unwrap()["keys"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut seat = seats(1, dir.path()).pop().unwrap();
+    seat.worker = Some(start_worker(&url, &seat, &runs, 2));
+    let logs = |seat: &Seat| dump_logs(std::slice::from_ref(seat));
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, &key).0 == "paused").then_some(())
+    })
+    .unwrap_or_else(|| panic!("the job did not pause: {}", logs(&seat)));
+
+    // Paused, as the queue and any other machine see it.
+    let st = status(&url);
+    assert_eq!(st["flows"][0]["paused"], 1, "{st}");
+    let waiting = &st["attention"][0];
+    assert_eq!(
+        (&waiting["key"], &waiting["status"]),
+        (&json(&key), &json("paused"))
+    );
+    assert!(
+        waiting["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("LOCATOR_NOT_FOUND"),
+        "{waiting}"
+    );
+    let out = mend(&url, &["takeover", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    let t = &list[0];
+    assert_eq!((&t["run"], &t["step_id"]), (&json(&key), &json("approve")));
+    assert_eq!(t["code"], "LOCATOR_NOT_FOUND");
+    let id = t["id"].as_str().unwrap().to_string();
+    let before = intents(&url, &key);
+    assert!(
+        before.starts_with("0:") && before.matches(':').count() == 3 && !before.contains("3:"),
+        "new, name and phone acted; approve never found: {before}"
+    );
+    assert_eq!(
+        seat.app
+            .ledger()
+            .iter()
+            .filter(|e| e["op"] == "create")
+            .count(),
+        0,
+        "nothing saved before the person answers"
+    );
+
+    // An id that names no request: refused with its code, nothing queued.
+    let out = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args([
+            "takeover",
+            "resolve",
+            "t-nope",
+            "--skip",
+            "--database-url",
+            &url,
+        ])
+        .env_remove("MEND_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("TAKEOVER_NOT_FOUND"),
+        "{out:?}"
+    );
+    assert_eq!(item(&url, &key).0, "paused");
+
+    // An answer the seat cannot apply (a point outside the window) is refused there before
+    // any input: the request is open again, saying why, and the job paused.
+    let (_, paused_at) = item(&url, &key);
+    let out = mend(&url, &["takeover", "resolve", &id, "--pick", "5000,5000"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The answer bumps the attempt, the seat's lease bumps it again.
+    wait_for(Duration::from_secs(60), || {
+        let (st, at) = item(&url, &key);
+        (st == "paused" && at >= paused_at + 2).then_some(())
+    })
+    .unwrap_or_else(|| panic!("the pick was not tried: {}", logs(&seat)));
+    let out = mend(&url, &["takeover", "show", &id, "--json"]);
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(t["status"], "open", "{t}");
+    assert!(
+        t["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("'pick 5000,5000' could not be applied"),
+        "{t}"
+    );
+    assert_eq!(intents(&url, &key), before, "nothing acted");
+
+    // The person skips the approval from another process; the job goes back to its seat.
+    let out = mend(&url, &["takeover", "resolve", &id, "--skip", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["takeover"]["status"], "decided", "{d}");
+    assert_eq!(d["seat"], seat.display.as_str());
+    // Answered once: the same answer again is stale.
+    let again = mend(&url, &["takeover", "resolve", &id, "--skip"]);
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("TAKEOVER_STALE"),
+        "{again:?}"
+    );
+
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, &key).0 == "done").then_some(())
+    })
+    .unwrap_or_else(|| panic!("the answered job did not finish: {}", logs(&seat)));
+    let created: Vec<Value> = seat
+        .app
+        .wait_ledger(1, Duration::from_secs(5))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e["op"] == "create")
+        .collect();
+    assert_eq!(created.len(), 1, "{created:?}");
+    assert_eq!(created[0]["fields"]["name"], "Takeover01");
+    assert_eq!(
+        created[0]["fields"]["phone"], "13900009999",
+        "typed once, not again after the answer"
+    );
+    // Steps with a result were not acted again; the skipped step never acted; save once.
+    assert_eq!(
+        intents(&url, &key),
+        format!("{before},4:1"),
+        "{}",
+        logs(&seat)
+    );
+    let out = mend(&url, &["takeover", "list", "--all", "--json"]);
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&list[0]["status"], &list[0]["resolution"]),
+        (&json("resolved"), &json("skip"))
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        seat.app
+            .ledger()
+            .iter()
+            .filter(|e| e["op"] == "create")
+            .count(),
+        1,
+        "saved exactly once"
+    );
+    if let Some(mut w) = seat.worker.take() {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+}
+
+fn json(s: &str) -> Value {
+    Value::String(s.to_string())
+}

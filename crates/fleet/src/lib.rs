@@ -11,10 +11,12 @@
 
 mod pg;
 mod queue;
+mod takeover;
 mod worker;
 
 pub use pg::{Fence, PgBackend};
 pub use queue::{AddReport, FlowCounts, Status, WorkItem, WorkSpec, WorkerRow};
+pub use takeover::{continue_job, Decided};
 pub use worker::{run_worker, Exec, Job, WorkerOpts};
 
 use mend_model::{ErrorCode, MendError};

@@ -15,6 +15,11 @@
 //! lease (cancelled, or its seat adopted by a successor) writes nothing — and since the intent
 //! is journaled before any input, it sends nothing after the next step boundary either.
 //!
+//! **Back to its seat.** An item retried or answered by a person (`takeover.rs`) after it ran
+//! keeps its seat: the queue may hand its job to any worker, who leaves it, and the seat's own
+//! worker, which looks for such items every heartbeat, runs it — the queue's jobs and these
+//! take turns on the one desktop.
+//!
 //! **Poison jobs.** Each adoption counts a recovery; past `max_recoveries` the item is parked
 //! `paused` with a takeover request (`POISON_JOB`) instead of killing workers forever.
 //!
@@ -62,6 +67,11 @@ struct Inner {
     opts: WorkerOpts,
     exec: Arc<dyn Exec>,
     current: Arc<Mutex<Option<String>>>,
+    /// Held while a job runs: the queue's handler and the seat's own poll (jobs that must run
+    /// here) take turns on the one desktop.
+    desk: Mutex<()>,
+    /// Set on SIGTERM/SIGINT: no new job is started.
+    stop: tokio::sync::watch::Receiver<bool>,
 }
 
 #[derive(Clone)]
@@ -143,7 +153,16 @@ impl Inner {
             })?;
             let recovered = status == "running";
             match (status.as_str(), on.as_deref()) {
-                ("pending", _) => {}
+                ("pending", None) => {}
+                ("pending", Some(s)) if s == seat => {}
+                // Retried or answered by a person after it ran on a seat: what it left on
+                // screen is there, and that seat's worker polls for it.
+                ("pending", Some(s)) => {
+                    return Ok((
+                        Lease::Skip(format!("{key}: waits for seat {s}, where it ran")),
+                        None,
+                    ))
+                }
                 ("running", Some(s)) if s == seat => {}
                 ("running", Some(s)) => {
                     return Ok((
@@ -263,6 +282,35 @@ impl Inner {
     }
 
     fn run_item(&self, key: &str) -> Result<(), MendError> {
+        let _desk = self.desk.lock().unwrap_or_else(|e| e.into_inner());
+        self.run_leased(key)
+    }
+
+    /// Items queued again for this seat (`mend queue retry`, a person's answer to a takeover):
+    /// the queue may hand their jobs to any worker, who leaves them; this seat runs them.
+    fn run_pinned(&self) -> Result<(), MendError> {
+        let keys: Vec<String> = self.fleet.block_on(async {
+            let c = self.fleet.db.pool().get().await.map_err(db_err)?;
+            let rows = c
+                .query(
+                    "SELECT key FROM mend.work WHERE status = 'pending' AND seat = $1 ORDER BY updated",
+                    &[&self.opts.seat],
+                )
+                .await
+                .map_err(db_err)?;
+            Ok::<_, MendError>(rows.iter().map(|r| r.get(0)).collect())
+        })?;
+        for key in keys {
+            let _desk = self.desk.lock().unwrap_or_else(|e| e.into_inner());
+            if *self.stop.borrow() {
+                break;
+            }
+            self.run_leased(&key)?;
+        }
+        Ok(())
+    }
+
+    fn run_leased(&self, key: &str) -> Result<(), MendError> {
         let job = match self.lease(key) {
             Ok(Lease::Run(job)) => job,
             Ok(Lease::Skip(why)) => {
@@ -288,6 +336,8 @@ impl Inner {
                 match s.status.as_str() {
                     "passed" => "done",
                     "paused" => "paused",
+                    // A person's abort: its completed steps were undone.
+                    "aborted" => "cancelled",
                     _ => "failed",
                 },
                 s.code
@@ -435,6 +485,8 @@ pub fn run_worker(fleet: &Fleet, opts: WorkerOpts, exec: Arc<dyn Exec>) -> Resul
         opts: opts.clone(),
         exec,
         current,
+        desk: Mutex::new(()),
+        stop: stop_rx.clone(),
     });
     log(&seat, "worker up");
     for key in inner.orphans()? {
@@ -448,7 +500,25 @@ pub fn run_worker(fleet: &Fleet, opts: WorkerOpts, exec: Arc<dyn Exec>) -> Resul
         log(&seat, "stopped");
         return Ok(());
     }
-    let shared = Shared(inner);
+    // This seat's own items (retried or answered), every heartbeat.
+    {
+        let (inner, mut stop, every) = (inner.clone(), stop_rx.clone(), opts.heartbeat);
+        fleet.rt.spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(every) => {}
+                    _ = stop.wait_for(|v| *v) => break,
+                }
+                let i = inner.clone();
+                match tokio::task::spawn_blocking(move || i.run_pinned()).await {
+                    Ok(Err(e)) => inner.log(format!("this seat's items: {e}")),
+                    Err(e) => inner.log(format!("this seat's items: {e}")),
+                    Ok(Ok(())) => {}
+                }
+            }
+        });
+    }
+    let shared = Shared(inner.clone());
     fleet.rt.block_on(async {
         let mut rx = stop_rx.clone();
         let worker = WorkerOptions::default()
@@ -472,6 +542,8 @@ pub fn run_worker(fleet: &Fleet, opts: WorkerOpts, exec: Arc<dyn Exec>) -> Resul
             .map_err(db_err)?;
         worker.run().await.map_err(db_err)
     })?;
+    // A job of this seat's own poll may still be running: it finishes first.
+    drop(inner.desk.lock().unwrap_or_else(|e| e.into_inner()));
     log(&seat, "stopped");
     Ok(())
 }

@@ -1,8 +1,9 @@
-//! The PostgreSQL store on a throwaway server: the same checks as sled, the fence, and the
-//! work list's idempotency and error codes.
+//! The PostgreSQL store on a throwaway server: the same checks as sled, the fence, the work
+//! list's idempotency and error codes, and a person's answer to a paused job.
 
 use mend_fleet::{Fence, Fleet, WorkSpec};
 use mend_model::ErrorCode;
+use mend_runner::takeover::{Resolution, Takeover, TAKEOVERS};
 use mend_store::{conformance, JournalEntry, RunRecord};
 use mend_testkit::pg::Postgres;
 use std::time::Duration;
@@ -139,4 +140,120 @@ fn a_server_that_is_not_there_is_database_unavailable() {
         .err()
         .unwrap();
     assert_eq!(e.code, ErrorCode::DatabaseUnavailable, "{e}");
+}
+
+fn request(id: &str, run: &str, code: ErrorCode) -> Takeover {
+    Takeover {
+        id: id.into(),
+        run: run.into(),
+        flow: "/flows/f.toml".into(),
+        row: 0,
+        step: 3,
+        step_id: "approve".into(),
+        action: "click".into(),
+        code,
+        message: "no 主管审批 button".into(),
+        screenshot: None,
+        candidates: vec![],
+        effects: vec![],
+        suggestion: String::new(),
+        status: "open".into(),
+        resolution: None,
+        created_ms: 1,
+    }
+}
+
+#[test]
+fn an_answer_is_recorded_once_for_a_paused_job_and_queues_it_again_for_its_seat() {
+    let pg = Postgres::start().unwrap();
+    let fleet = connect(&pg);
+    let psql = |sql: &str| {
+        let out = std::process::Command::new("psql")
+            .args(["-d", &pg.url(), "-tAc", sql])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let key = fleet.add(&[spec("a")]).unwrap().keys[0].clone();
+    // A worker on seat s1 runs it and the run pauses: its request is written under its lease.
+    psql(&format!(
+        "UPDATE mend.work SET status = 'running', attempt = 1, seat = 's1' WHERE key = '{key}';
+         DELETE FROM graphile_worker._private_jobs"
+    ));
+    let holder = fleet.store(Some(Fence {
+        job: key.clone(),
+        attempt: 1,
+    }));
+    holder
+        .put(
+            TAKEOVERS,
+            "t1",
+            &request("t1", &key, ErrorCode::LocatorNotFound),
+        )
+        .unwrap();
+    assert!(fleet.is_job(&key).unwrap());
+    assert!(
+        !fleet.is_job("r123").unwrap(),
+        "a plain run is no work item"
+    );
+    let e = fleet.decide("t404", Resolution::Skip).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TakeoverNotFound, "{e}");
+    // Not paused yet (the worker is still recording the pause): nothing changes.
+    let e = fleet.decide("t1", Resolution::Skip).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TakeoverStale, "{e}");
+    assert!(e.message.contains("running"), "{e}");
+    psql(&format!(
+        "UPDATE mend.work SET status = 'paused' WHERE key = '{key}'"
+    ));
+    let d = fleet.decide("t1", Resolution::Skip).unwrap();
+    assert_eq!(
+        (d.job.as_str(), d.seat.as_deref()),
+        (key.as_str(), Some("s1"))
+    );
+    assert_eq!(d.takeover.status, "decided");
+    let stored: Takeover = fleet.store(None).get(TAKEOVERS, "t1").unwrap().unwrap();
+    assert_eq!(
+        mend_runner::takeover::decision(&stored).unwrap(),
+        Some(Resolution::Skip)
+    );
+    assert_eq!(
+        psql(&format!(
+            "SELECT status || '|' || attempt || '|' || seat FROM mend.work WHERE key = '{key}'"
+        )),
+        "pending|2|s1",
+        "leasable again, for its seat, and the old attempt fenced off"
+    );
+    assert_eq!(
+        psql("SELECT count(*) FROM graphile_worker._private_jobs"),
+        "1",
+        "queued again"
+    );
+    assert_eq!(
+        holder
+            .put(
+                TAKEOVERS,
+                "t1",
+                &request("t1", &key, ErrorCode::LocatorNotFound)
+            )
+            .unwrap_err()
+            .code,
+        ErrorCode::LeaseLost
+    );
+    // One answer per request.
+    let e = fleet.decide("t1", Resolution::Retry).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TakeoverStale, "{e}");
+    assert!(e.message.contains("decided (skip)"), "{e}");
+    // A poison job's request has no failed step to skip.
+    let key2 = fleet.add(&[spec("b")]).unwrap().keys[0].clone();
+    psql(&format!(
+        "UPDATE mend.work SET status = 'paused', seat = 's1' WHERE key = '{key2}'"
+    ));
+    fleet
+        .store(None)
+        .put(TAKEOVERS, "t2", &request("t2", &key2, ErrorCode::PoisonJob))
+        .unwrap();
+    let e = fleet.decide("t2", Resolution::Skip).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument, "{e}");
+    fleet.decide("t2", Resolution::Retry).unwrap();
 }

@@ -47,10 +47,15 @@ pub enum ErrorCode {
     PoisonJob,
     /// Fleet: the PostgreSQL server cannot be reached (or refused the query).
     DatabaseUnavailable,
+    /// No takeover request with that id in this database.
+    TakeoverNotFound,
+    /// The takeover request no longer stands: it was answered already, or (in a fleet) its job
+    /// is not paused any more (retried, cancelled, done). Nothing was changed.
+    TakeoverStale,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 28] = [
+    pub const ALL: [ErrorCode; 30] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -79,6 +84,8 @@ impl ErrorCode {
         ErrorCode::JobNotFound,
         ErrorCode::PoisonJob,
         ErrorCode::DatabaseUnavailable,
+        ErrorCode::TakeoverNotFound,
+        ErrorCode::TakeoverStale,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -111,6 +118,8 @@ impl ErrorCode {
             ErrorCode::JobNotFound => "JOB_NOT_FOUND",
             ErrorCode::PoisonJob => "POISON_JOB",
             ErrorCode::DatabaseUnavailable => "DATABASE_UNAVAILABLE",
+            ErrorCode::TakeoverNotFound => "TAKEOVER_NOT_FOUND",
+            ErrorCode::TakeoverStale => "TAKEOVER_STALE",
         }
     }
 

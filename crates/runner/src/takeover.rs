@@ -28,7 +28,8 @@ pub struct Takeover {
     /// Side effects so far: the write / irreversible steps that completed.
     pub effects: Vec<String>,
     pub suggestion: String,
-    /// `open` or `resolved`.
+    /// `open`; `decided` (a fleet job's answer, recorded and waiting for a worker on the job's
+    /// seat to apply it); `resolved`.
     pub status: String,
     pub resolution: Option<String>,
     pub created_ms: u64,
@@ -136,21 +137,49 @@ impl Change {
     }
 }
 
-fn missing(what: &str, id: &str) -> MendError {
+/// No takeover `id` (`TAKEOVER_NOT_FOUND`).
+pub fn not_found(id: &str) -> MendError {
     MendError::new(
-        ErrorCode::InvalidArgument,
-        format!("no {what} '{id}'; list them with `mend {what}s list`"),
+        ErrorCode::TakeoverNotFound,
+        format!("no takeover '{id}'; `mend takeover list` shows the open ones"),
     )
 }
 
 pub fn takeover(store: &Store, id: &str) -> Result<Takeover, MendError> {
-    store
-        .get(TAKEOVERS, id)?
-        .ok_or_else(|| missing("takeover", id))
+    store.get(TAKEOVERS, id)?.ok_or_else(|| not_found(id))
+}
+
+/// A person may answer only an open request (`TAKEOVER_STALE` otherwise): one answer each.
+pub fn check_open(t: &Takeover) -> Result<(), MendError> {
+    if t.status == "open" {
+        return Ok(());
+    }
+    Err(MendError::new(
+        ErrorCode::TakeoverStale,
+        format!(
+            "takeover {} is already {} ({}); `mend takeover list` shows the open ones",
+            t.id,
+            t.status,
+            t.resolution.clone().unwrap_or_default()
+        ),
+    ))
+}
+
+/// The answer a fleet recorded for `t` (status `decided`), to be applied by a worker.
+pub fn decision(t: &Takeover) -> Result<Option<Resolution>, MendError> {
+    if t.status != "decided" {
+        return Ok(None);
+    }
+    Resolution::parse(t.resolution.as_deref().unwrap_or_default()).map(Some)
 }
 
 pub fn change(store: &Store, id: &str) -> Result<Change, MendError> {
-    store.get(CHANGES, id)?.ok_or_else(|| missing("change", id))
+    store.get(CHANGES, id)?.ok_or_else(|| {
+        MendError::new(
+            ErrorCode::InvalidArgument,
+            format!("no change '{id}'; list them with `mend changes list`"),
+        )
+    })
 }
 
 /// Accept: write the new target (text, recorded box, crop) into the flow; the next run finds

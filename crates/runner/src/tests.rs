@@ -1294,7 +1294,7 @@ target = { text = "查询", role = "button" }
     assert_eq!(b.world.borrow().screen, "result", "the next step ran");
     assert!(b.world.borrow().effects.is_empty(), "nothing was deleted");
     let again = resolve(&b, &lf, &id, Resolution::Skip).unwrap_err();
-    assert_eq!(again.code, ErrorCode::InvalidArgument, "resolved once only");
+    assert_eq!(again.code, ErrorCode::TakeoverStale, "resolved once only");
 }
 
 #[test]

@@ -78,7 +78,8 @@ impl Runner<'_> {
         Ok(id)
     }
 
-    /// Apply a person's resolution to an open takeover, then continue the run (abort ends it).
+    /// Apply a person's resolution to an open takeover (or one a fleet recorded as decided
+    /// with this answer), then continue the run (abort ends it).
     pub fn resolve(
         &mut self,
         lf: &LoadedFlow,
@@ -86,15 +87,8 @@ impl Runner<'_> {
         res: Resolution,
     ) -> Result<Summary, MendError> {
         let mut t = takeover::takeover(self.store, id)?;
-        if t.status != "open" {
-            return Err(err(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "takeover {id} is already {} ({})",
-                    t.status,
-                    t.resolution.clone().unwrap_or_default()
-                ),
-            ));
+        if takeover::decision(&t)? != Some(res) {
+            takeover::check_open(&t)?;
         }
         let mut rec = self.store.run(&t.run)?.ok_or_else(|| {
             err(
