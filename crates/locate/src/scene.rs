@@ -1078,26 +1078,51 @@ impl<'a> Scene<'a> {
                 strip = strip.intersect(&bar.inflate(-3))?;
             }
         }
+        // Text in a popup (a menu, a drop-down) ends inside it: what lies past its side is the
+        // window it hangs over.
+        if let Some(p) = self
+            .frame
+            .info
+            .popups
+            .iter()
+            .find(|p| p.contains_rect(&line))
+        {
+            strip = strip.intersect(&p.inflate(-2))?;
+        }
         let img = &self.frame.image;
         let strip = strip.clamp_to(&self.bounds())?;
         let bg = background(img, strip);
         let ink_at =
             |x: i32, y: i32| y >= 0 && y < img.height() as i32 && is_ink(luma(img, x, y), bg);
-        // A column inked through the whole strip and on past it, above and below, is a rule —
-        // a table's grid or frame line beside the text (C003 in an owner-drawn table) — and
+        // A column inked through the whole strip and on past it, above or below, is a rule —
+        // a table's grid or frame line beside the text (C003 in an owner-drawn table), the
+        // side of a window a popup menu hangs below (it ends by the menu's middle item) — and
         // no unread text.
         let rule = |x: i32| {
             (strip.y..strip.bottom()).all(|y| ink_at(x, y))
-                && ink_at(x, strip.y - h / 2)
-                && ink_at(x, strip.bottom() + h / 2)
+                && (ink_at(x, strip.y - h / 2) || ink_at(x, strip.bottom() + h / 2))
         };
         let inked = |x: i32| (strip.y..strip.bottom()).any(|y| ink_at(x, y)) && !rule(x);
         let max_gap = (h as f64 * 0.9) as i32;
         let reach = (h as f64 * 0.5) as i32;
+        // Ink another line on this row was read from, more than half a text height away, is
+        // read, not unread: the next item of a menu bar in a large bold font stands 0.8 of a
+        // text height off ("Edit" beside "Search"). A part closer than that is of this text.
+        let others: Vec<Rect> = self
+            .labels_read()
+            .iter()
+            .map(|o| o.line)
+            .filter(|o| {
+                let overlap = o.bottom().min(line.bottom()) - o.y.max(line.y);
+                let gap = (o.x - line.right()).max(line.x - o.right());
+                2 * overlap >= o.h.min(line.h) && 2 * gap > h
+            })
+            .collect();
+        let read = |x: i32| others.iter().any(|o| x >= o.x && x < o.right());
         // Walk outwards from each end of the line while ink stays within max_gap.
         let walk = |from: i32, step: i32| -> i32 {
             let (mut x, mut last, mut gap) = (from, from, 0);
-            while x >= strip.x && x < strip.right() && gap <= max_gap {
+            while x >= strip.x && x < strip.right() && gap <= max_gap && !read(x) {
                 if inked(x) {
                     last = x;
                     gap = 0;
