@@ -1,4 +1,4 @@
-use crate::scene::{line_ocr, Scene, SceneCache, REGION_OCR};
+use crate::scene::{control_height, line_ocr, Scene, SceneCache, REGION_OCR};
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
 use crate::text::{label_match, normalize};
 use crate::SeenLabel;
@@ -648,18 +648,22 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
     let frame = scene.frame;
     let img = &frame.image;
     let boxes = scene.boxes();
+    // A field is a few text heights tall at most, and within reach: both measured in the
+    // label's text, so that a UI drawn at twice the scale (GDK_SCALE=2: a 68 px entry beside
+    // 20 px text) keeps its fields.
+    let (tallest, reach) = (control_height(label.h), (15 * label.h).max(300));
     let right = boxes
         .iter()
-        .filter(|b| b.role != Role::Button && b.rect.h <= 60 && !centred_ink(img, b.rect))
+        .filter(|b| b.role != Role::Button && b.rect.h <= tallest && !centred_ink(img, b.rect))
         .filter(|b| (b.rect.center().y - lc.y).abs() <= label.h.max(b.rect.h) / 2 + 2)
-        .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= 300)
+        .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= reach)
         .min_by_key(|b| b.rect.x - label.right())
         .map(|b| b.rect);
     // No frame there: a bar filled with a colour of its own (a terminal form's one-row field,
     // drawn in cell colours). One that overlaps a framed box is that box's face (a button's),
     // never a field of its own, unless the box is a panel around it (twice its size or more).
     let bar = || {
-        filled_bar(img, label, 300).filter(|bar| {
+        filled_bar(img, label, reach).filter(|bar| {
             !boxes.iter().any(|b| {
                 let panel = b.rect.contains_rect(bar) && b.rect.area() >= 2 * bar.area();
                 b.rect.intersect(bar).is_some_and(|i| i.area() > 0) && !panel

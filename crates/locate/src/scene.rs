@@ -85,6 +85,13 @@ fn window_scale(text_h: i32) -> Option<u32> {
     (scale > WINDOW_OCR.scale).then_some(scale)
 }
 
+/// The tallest a single control (a button, a field) is beside text `text_h` pixels tall: 60 px
+/// at the usual sizes, four text heights where the UI is drawn larger (GDK_SCALE=2: 68 px
+/// entries and buttons beside 20 px text).
+pub fn control_height(text_h: i32) -> i32 {
+    (4 * text_h).max(60)
+}
+
 /// The upscale that brings text `text_h` pixels tall near 30 px, at most 4×.
 fn scale_for(text_h: i32) -> u32 {
     ((30.0 / text_h.max(1) as f64).round() as u32).clamp(1, 4)
@@ -662,7 +669,8 @@ impl<'a> Scene<'a> {
         // Cut lines that run across frames first, so what a frame's own read replaces is
         // exactly what was read inside it (a keypad row reads as one line "7 )(ceze}( ac").
         let mut lines = split_at_boxes(lines, &boxes);
-        for b in boxes.iter().filter(|b| b.rect.h <= 60) {
+        let tallest = control_height(text_h.unwrap_or(0));
+        for b in boxes.iter().filter(|b| b.rect.h <= tallest) {
             // One or two glyphs: read as such, on their own. The whole-window pass makes words
             // of neighbouring keys or nothing of them; what it said inside this frame goes.
             let ink = self.caption_ink(b.rect);
@@ -931,6 +939,7 @@ impl<'a> Scene<'a> {
     /// nothing.
     pub fn reread_labels(&mut self, ocr: &mut OcrEngine) -> Result<Vec<SeenLabel>, MendError> {
         let first = self.window_labels(ocr)?;
+        let tallest = control_height(labels_text_height(&first).unwrap_or(0));
         let mut out = Vec::new();
         for l in first {
             if l.control.is_some() {
@@ -963,7 +972,7 @@ impl<'a> Scene<'a> {
         let silent: Vec<Rect> = self
             .boxes()
             .iter()
-            .filter(|b| b.role == Role::Button && b.rect.h <= 60)
+            .filter(|b| b.role == Role::Button && b.rect.h <= tallest)
             .map(|b| b.rect)
             .filter(|r| !out.iter().any(|l| r.contains(l.line.center())))
             .collect();
