@@ -201,17 +201,44 @@ impl Locator {
                                 x: c.x + dx,
                                 y: c.y + dy,
                             };
-                            scene
+                            let hit = scene
                                 .boxes()
                                 .iter()
                                 .filter(|b| b.rect.contains(p) && target.role.accepts(b.role))
                                 .min_by_key(|b| b.rect.area())
-                                .map(|b| Candidate {
-                                    rect: b.rect,
-                                    text: near.to_string(),
-                                    role: b.role,
-                                    score: 0.9,
-                                })
+                                .cloned();
+                            // A control there whose own caption reads as something else is
+                            // another control (an offset measured wrong, a layout that moved
+                            // the row): never clicked in the target's name.
+                            if let (Some(b), Some(text)) = (&hit, target.text.as_deref()) {
+                                let shown: Vec<&SeenLabel> = labels
+                                    .iter()
+                                    .filter(|l| b.rect.contains(l.line.center()))
+                                    .collect();
+                                if !shown.is_empty()
+                                    && !shown.iter().any(|l| label_match(text, &l.text).is_some())
+                                {
+                                    return Err(Refusal::new(
+                                        ErrorCode::LocatorNotFound,
+                                        format!(
+                                            "'{text}' was not found; the place beside '{near}' holds '{}', another control. Check the screen, then pick the control or fix the flow's offset",
+                                            shown[0].text
+                                        ),
+                                        vec![Candidate {
+                                            rect: b.rect,
+                                            text: shown[0].text.clone(),
+                                            role: b.role,
+                                            score: 0.0,
+                                        }],
+                                    ));
+                                }
+                            }
+                            hit.map(|b| Candidate {
+                                rect: b.rect,
+                                text: near.to_string(),
+                                role: b.role,
+                                score: 0.9,
+                            })
                         }
                         None => field_beside(scene, a.line).map(|rect| Candidate {
                             rect,
@@ -508,7 +535,9 @@ fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {
         .filter(|o| c.rect.contains(o.line.center()))
         .collect();
     parts.sort_by_key(|o| o.line.x);
-    parts.dedup_by(|a, b| a.text == b.text);
+    // The same caption read by two passes is one word: "|window|" (the frame's sides in the
+    // crop read as bars) beside "Window" is not "|window| Window".
+    parts.dedup_by(|a, b| normalize(&a.text) == normalize(&b.text));
     parts
         .iter()
         .map(|p| p.text.as_str())

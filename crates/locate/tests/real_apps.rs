@@ -649,3 +649,43 @@ fn a_guess_by_meaning_never_lands_on_a_control_the_flow_names_otherwise() {
     let search = find(&mut loc, &s.frame, "Search", Role::Menu).expect("Search itself");
     assert_eq!(search.text, "Search");
 }
+
+/// The anchor rung on nedit's Replace/Find (colors look): the control at the offset is clicked
+/// only if nothing there reads as another control. An offset measured wrong lands on
+/// "Selection" and a target named otherwise is refused there; with the offset right, a target
+/// known only by its place is found; a target whose text is on another control is refused.
+#[test]
+fn an_anchor_never_lands_on_a_control_named_otherwise() {
+    let mut loc = locator();
+    let s = load("nedit", "colors_replace");
+    let anchored = |text: Option<&str>, dx: i32| Target {
+        text: text.map(str::to_string),
+        near: Some("Replace all in:".into()),
+        offset: Some((dx, 0)),
+        role: Role::Button,
+        ..Target::default()
+    };
+    let window = Rect::new(101, 172, 57, 23);
+    let wrong = loc.locate(
+        &s.frame,
+        &anchored(Some("Current"), 120),
+        &Recorded::default(),
+    );
+    assert_eq!(
+        wrong.err().map(|r| r.error.code),
+        Some(ErrorCode::LocatorNotFound)
+    );
+    let by_place = loc
+        .locate(&s.frame, &anchored(None, 76), &Recorded::default())
+        .expect("the button at the offset");
+    assert!(by_place.rect.iou(&window) >= 0.5, "{:?}", by_place.rect);
+    let named = loc.locate(
+        &s.frame,
+        &anchored(Some("Current"), 76),
+        &Recorded::default(),
+    );
+    assert_eq!(
+        named.err().map(|r| r.error.code),
+        Some(ErrorCode::LocatorNotFound)
+    );
+}
