@@ -7,8 +7,9 @@
 //! bindings, and owner-drawn fields know only what their author wrote. So emptying tries, in
 //! order, ways that stay inside the focused field: End then shift+Home then Delete (Win32,
 //! GTK, Tk, Motif, Swing select to the line start that way), ctrl+a then Delete, End then as
-//! many BackSpaces as the field can hold. A field that still shows content is
-//! `FIELD_NOT_CLEARED`: nothing is typed, and a person decides.
+//! many BackSpaces as the field can hold, and all three once more (a dialog may fill its field
+//! after it opened). A field that still shows content is `FIELD_NOT_CLEARED`: nothing is typed,
+//! and a person decides.
 
 use super::{err, LoadedFlow, Runner};
 use mend_capture::Frame;
@@ -52,7 +53,10 @@ impl Runner<'_> {
             &["ctrl+a", "Delete"],
             &["End", &backspaces],
         ];
-        for way in ways {
+        // Twice over: a dialog may fill its field after it opened (Motif's file selection box
+        // writes the path when its directory scan ends, under load after the first clearing
+        // keys), and the BackSpace way cannot empty a path longer than the text.
+        for way in ways.iter().chain(ways.iter()) {
             for chord in way.iter().flat_map(|c| c.split(' ')) {
                 let keys = parse_keys(chord)?;
                 // Delete and BackSpace sent to another window could delete something there:
