@@ -52,6 +52,20 @@ fn inside_border(img: &RgbaImage, r: Rect) -> Option<(Rect, i32)> {
     (inner.w >= 4 && inner.h >= 4).then(|| (inner, background(img, inner)))
 }
 
+/// The box around every ink pixel of `r` (on background `bg`), if there is any.
+fn ink_box(img: &RgbaImage, r: Rect, bg: i32) -> Option<Rect> {
+    let mut ink: Option<Rect> = None;
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            if is_ink(luma(img, x, y), bg) {
+                let p = Rect::new(x, y, 1, 1);
+                ink = Some(ink.map_or(p, |i| i.union(&p)));
+            }
+        }
+    }
+    ink
+}
+
 /// Does the box `r` hold ink centred across it, as a button holds its caption? A field's
 /// text starts at its left edge and an empty field holds none. Looks 3 px inside the frame;
 /// ink spanning most of the width (a border, a focus line) is no caption.
@@ -59,16 +73,7 @@ pub fn centred_ink(img: &RgbaImage, r: Rect) -> bool {
     let Some((inner, bg)) = inside_border(img, r).filter(|(i, _)| i.w >= 8) else {
         return false;
     };
-    let mut ink: Option<Rect> = None;
-    for y in inner.y..inner.bottom() {
-        for x in inner.x..inner.right() {
-            if is_ink(luma(img, x, y), bg) {
-                let p = Rect::new(x, y, 1, 1);
-                ink = Some(ink.map_or(p, |i| i.union(&p)));
-            }
-        }
-    }
-    let Some(ink) = ink else {
+    let Some(ink) = ink_box(img, inner, bg) else {
         return false;
     };
     let off_centre = (ink.center().x - inner.center().x).abs();
@@ -106,16 +111,7 @@ fn glyph_mask(img: &RgbaImage, r: Rect) -> Option<(Rect, Vec<bool>)> {
     while r.w > 0 && full(r, false, r.right() - 1) {
         r = Rect::new(r.x, r.y, r.w - 1, r.h);
     }
-    let mut ink: Option<Rect> = None;
-    for y in r.y..r.bottom() {
-        for x in r.x..r.right() {
-            if is_ink(luma(img, x, y), bg) {
-                let p = Rect::new(x, y, 1, 1);
-                ink = Some(ink.map_or(p, |i| i.union(&p)));
-            }
-        }
-    }
-    let ink = ink?;
+    let ink = ink_box(img, r, bg)?;
     let mask = (ink.y..ink.bottom())
         .flat_map(|y| (ink.x..ink.right()).map(move |x| (x, y)))
         .map(|(x, y)| is_ink(luma(img, x, y), bg))
