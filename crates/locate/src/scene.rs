@@ -958,7 +958,8 @@ impl<'a> Scene<'a> {
     /// nothing.
     pub fn reread_labels(&mut self, ocr: &mut OcrEngine) -> Result<Vec<SeenLabel>, MendError> {
         let first = self.window_labels(ocr)?;
-        let tallest = control_height(labels_text_height(&first).unwrap_or(0));
+        let text_h = labels_text_height(&first);
+        let tallest = control_height(text_h.unwrap_or(0));
         let mut out = Vec::new();
         for l in first {
             if l.control.is_some() {
@@ -979,7 +980,18 @@ impl<'a> Scene<'a> {
                 line.w + 2 * h,
                 line.h + 2 * (h / 3),
             );
-            let again = ocr.read_lines(&self.frame.image, strip, line_ocr(strip.h * 2))?;
+            // A picture the line was read with (a menu item's icon) is left out of the strip.
+            let from_line = Rect::new(line.x - 2, line.y, strip.right() - line.x + 2, line.h);
+            // The line's height was the picture's: the text is read at the window's size.
+            let (strip, size) = match mend_vision::text_after_icon(&self.frame.image, from_line) {
+                Some(x) => {
+                    let th = text_h.unwrap_or(strip.h);
+                    let cut = Rect::new(x - 1, strip.y, strip.right() - x + 1, strip.h);
+                    (cut, th + 2 * (th / 3))
+                }
+                None => (strip, strip.h),
+            };
+            let again = ocr.read_lines(&self.frame.image, strip, line_ocr(size * 2))?;
             if again.is_empty() {
                 out.push(l);
             } else {
@@ -1196,7 +1208,18 @@ impl<'a> Scene<'a> {
         if right > reach && tall(line.right(), line.right() + right + 1) {
             right = 0;
         }
-        if left > reach && tall(line.x - left, line.x) {
+        // A picture before the text: a run of colour in a grey outline, apart from the text
+        // (jEdit's magnifier beside Find..., its pale lens no ink, the walk ended in it).
+        let picture = || {
+            let from = Rect::new(
+                line.x - left - 2 * h,
+                line.y - h / 2,
+                left + 2 * h + line.w,
+                2 * h,
+            );
+            mend_vision::text_after_icon(img, from).is_some_and(|x| (x - line.x).abs() <= 3)
+        };
+        if left > reach && (tall(line.x - left, line.x) || picture()) {
             left = 0;
         }
         let mut extra: Option<Rect> = None;

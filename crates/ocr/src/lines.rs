@@ -57,6 +57,115 @@ fn wider_than_a_space(line: &[&Word], next: &Word, gap: f64) -> bool {
     gap > 1.45 * advance && gap > 0.6 * height as f64
 }
 
+/// About how wide a glyph is, in ems, in the proportional sans fonts of UIs (DejaVu Sans,
+/// Arial, Tahoma, Verdana: their advance widths rounded to four classes). Not a font's metrics:
+/// enough to tell how many ems a word's ink spans, which no single glyph width can.
+fn glyph_ems(c: char) -> f64 {
+    match c {
+        'i' | 'j' | 'l' | 'I' | '.' | ',' | ':' | ';' | '\'' | '!' | '|' => 0.28,
+        'f' | 't' | 'r' => 0.38,
+        'm' | 'w' | 'M' | 'W' => 0.88,
+        'A'..='Z' => 0.68,
+        '0'..='9' => 0.6,
+        _ => 0.56,
+    }
+}
+
+/// The font of a line's words, told from their widths: in a monospaced font each glyph takes
+/// one cell, so a word's ink is about its glyph count in cells; in a proportional one it is
+/// the sum of its glyphs' widths ([`glyph_ems`]). Whichever model fits the words closer
+/// (least spread of the per-word estimates) is the font's; for a proportional font the
+/// median estimate of its em in pixels comes back. Three words of three letters or more, of
+/// about the row's height, are needed, and the proportional model must fit with under half
+/// the other's spread and within 8 %; else None (no judgement).
+fn proportional_em(line: &[&Word]) -> Option<f64> {
+    // A word boxed far off the row's height was read wrong (its box is no measure).
+    let mut hs: Vec<i32> = line.iter().map(|w| w.rect.h).collect();
+    hs.sort_unstable();
+    let mid = *hs.get(hs.len() / 2)?;
+    let words: Vec<(f64, f64, f64)> = line
+        .iter()
+        .filter(|w| {
+            let n = w.text.chars().count();
+            n >= 3
+                && w.text.chars().all(|c| c.is_ascii_graphic())
+                && 4 * w.rect.h >= 3 * mid
+                && 3 * w.rect.h <= 4 * mid
+        })
+        .map(|w| {
+            let ems: f64 = w.text.chars().map(glyph_ems).sum();
+            // Ink spans the advances less the first and last glyphs' side bearings.
+            let ink = w.rect.w as f64;
+            (ink / (ems - 0.1), ink / w.text.chars().count() as f64, ems)
+        })
+        .collect();
+    if words.len() < 3 {
+        return None;
+    }
+    let spread = |xs: &[f64]| {
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
+        var.sqrt() / mean
+    };
+    let mut em: Vec<f64> = words.iter().map(|w| w.0).collect();
+    let cell: Vec<f64> = words.iter().map(|w| w.1).collect();
+    // Clearly the better model, and a close fit: a misread box can make either look right
+    // on a few words, and a monospaced line cut at its spaces could match a part of it.
+    let (e, c) = (spread(&em), spread(&cell));
+    if 2.0 * e >= c || e > 0.08 {
+        return None;
+    }
+    em.sort_by(f64::total_cmp);
+    Some(em[em.len() / 2])
+}
+
+/// Items of a menu bar or a toolbar set apart by little more than a word space (Swing's
+/// Nimbus: 8–10 px between items whose em is 13 px) join into one line under the glyph-width
+/// test of [`wider_than_a_space`], which has to keep a monospaced space whole. A strip of lines
+/// side by side (each within two line heights of the next) is one font's row: when its words
+/// show a proportional font, its em is known, and each line's gaps are measured in it. A word
+/// space with its side bearings is at most 0.45 em in the UI fonts (Verdana's, the widest:
+/// 0.35 em of advance), so a gap over 0.56 em (a condensed font's space, read 0.82 times as
+/// wide, stays under) sets two items apart. Lines are only ever cut here, never joined.
+fn split_at_item_gaps(mut lines: Vec<Vec<&Word>>) -> Vec<Vec<&Word>> {
+    lines.sort_by_key(|l| l[0].rect.x);
+    let mut strips: Vec<Vec<Vec<&Word>>> = Vec::new();
+    'line: for l in lines {
+        for strip in strips.iter_mut() {
+            let prev = strip.last().unwrap().last().unwrap();
+            let h = prev.rect.h.max(l[0].rect.h);
+            let gap = l[0].rect.x - prev.rect.right();
+            if v_overlap(&prev.rect, &l[0].rect) >= 0.5 && (0..=2 * h).contains(&gap) {
+                strip.push(l);
+                continue 'line;
+            }
+        }
+        strips.push(vec![l]);
+    }
+    let mut out = Vec::new();
+    for strip in strips {
+        let words: Vec<&Word> = strip.iter().flatten().copied().collect();
+        let Some(em) = proportional_em(&words) else {
+            out.extend(strip);
+            continue;
+        };
+        for line in strip {
+            let mut cur: Vec<&Word> = Vec::new();
+            for w in line {
+                let apart = cur
+                    .last()
+                    .is_some_and(|p| (w.rect.x - p.rect.right()) as f64 > 0.56 * em);
+                if apart {
+                    out.push(std::mem::take(&mut cur));
+                }
+                cur.push(w);
+            }
+            out.push(cur);
+        }
+    }
+    out
+}
+
 /// Join words by position, not by Tesseract's numbering: chi_sim returns one "word" per
 /// character and sparse mode splits one caption into several blocks. Two words belong to one
 /// line when they overlap vertically by half the smaller height and the gap between them is
@@ -82,6 +191,7 @@ pub fn join_lines(words: &[Word], gap_factor: f64) -> Vec<Line> {
         }
         lines.push(vec![w]);
     }
+    let lines = split_at_item_gaps(lines);
     let mut out: Vec<Line> = lines
         .into_iter()
         .map(|ws| {
@@ -189,6 +299,53 @@ mod tests {
             w("paid", 129, 7, 34),
         ];
         assert_eq!(join_lines(&mono, 1.2)[0].text, "Invoice 4711 paid");
+    }
+
+    #[test]
+    fn a_proportional_menu_bar_is_split_by_its_em_and_sentences_stay_whole() {
+        // Swing Nimbus's menu bar as the window pass reads it at 2x (jEdit): items 8-10 px
+        // apart, just over a word space; the glyph-width test alone joined "File Edit Search
+        // Markers" (issue 13: the File menu was never found).
+        let bar = [
+            ("File", 10, 21),
+            ("Edit", 39, 24),
+            ("Search", 72, 44),
+            ("Markers", 125, 50),
+            ("Folding", 185, 44),
+            ("View", 237, 29),
+            ("Utilities", 274, 46),
+            ("Macros", 330, 44),
+            ("Plugins", 382, 45),
+            ("Help", 435, 28),
+        ];
+        let words: Vec<Word> = bar.iter().map(|&(t, x, wd)| w(t, x, 5, wd)).collect();
+        let texts: Vec<String> = join_lines(&words, 1.2)
+            .into_iter()
+            .map(|l| l.text)
+            .collect();
+        assert_eq!(texts, bar.iter().map(|b| b.0).collect::<Vec<_>>());
+        // A sentence in a wide-spaced proportional font (13 px em, 6 px spaces: Verdana's
+        // 0.35 em and bearings) and in a condensed one (0.82 as wide, the same 6 px spaces) stays one.
+        let wide = [
+            w("Delete", 10, 5, 42),
+            w("All", 58, 5, 17),
+            w("Messages", 81, 5, 66),
+        ];
+        assert_eq!(join_lines(&wide, 1.2)[0].text, "Delete All Messages");
+        let narrow = [
+            w("Delete", 10, 5, 34),
+            w("All", 50, 5, 14),
+            w("Messages", 70, 5, 54),
+        ];
+        assert_eq!(join_lines(&narrow, 1.2)[0].text, "Delete All Messages");
+        assert!(proportional_em(&narrow.iter().collect::<Vec<_>>()).is_some());
+        // A monospaced line is judged monospaced and left to the glyph-width test.
+        let mono = [
+            w("Invoice", 10, 7, 61),
+            w("4711", 83, 7, 34),
+            w("paid", 129, 7, 34),
+        ];
+        assert_eq!(proportional_em(&mono.iter().collect::<Vec<_>>()), None);
     }
 
     #[test]

@@ -44,6 +44,60 @@ pub fn is_ink(grey: i32, bg: i32) -> bool {
     (grey - bg).abs() > 80
 }
 
+/// Where the text of strip `r` begins when a picture stands before it: a menu item's icon
+/// read with its caption comes back as junk ("区End." for jEdit's magnifier beside "Find...",
+/// issue 13). From the left, each run of drawn columns (ink, or colour: a pale icon is not dark)
+/// with colour in over a tenth and under nine tenths of its drawn pixels is a picture, up to
+/// the first other run — UI text is grey. Runs are parted by two empty columns. The first grey run's left edge comes
+/// back, only if a picture stood before it; a strip all in colour (a link) is left as it is.
+pub fn text_after_icon(img: &RgbaImage, r: Rect) -> Option<i32> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let r = r.intersect(&bounds)?;
+    let bg = background(img, r);
+    let at = |x: i32, y: i32| {
+        let p = img.get_pixel(x as u32, y as u32).0;
+        let colour = chroma(p[0] as i32, p[1] as i32, p[2] as i32) > 60;
+        (colour || is_ink(luma(img, x, y), bg), colour)
+    };
+    // A row drawn across nearly all the strip is a rule (a menu's border, a separator), no
+    // part of any run.
+    let rows: Vec<i32> = (r.y..r.bottom())
+        .filter(|&y| 5 * (r.x..r.right()).filter(|&x| at(x, y).0).count() < 4 * r.w as usize)
+        .collect();
+    // (drawn pixels, coloured pixels) of each column.
+    let cols: Vec<(u32, u32)> = (r.x..r.right())
+        .map(|x| {
+            rows.iter().fold((0, 0), |(d, c), &y| {
+                let (drawn, colour) = at(x, y);
+                (d + drawn as u32, c + colour as u32)
+            })
+        })
+        .collect();
+    let mut x = 0;
+    let mut picture = false;
+    while x < cols.len() {
+        if cols[x].0 == 0 {
+            x += 1;
+            continue;
+        }
+        // One run: drawn columns with at most one empty column inside.
+        let start = x;
+        let (mut drawn, mut colour) = (0, 0);
+        while x < cols.len() && (cols[x].0 > 0 || cols.get(x + 1).is_some_and(|c| c.0 > 0)) {
+            drawn += cols[x].0;
+            colour += cols[x].1;
+            x += 1;
+        }
+        // Grey is text; all colour may be text too (a link, a red asterisk): a picture has
+        // both, a coloured body in a grey outline.
+        if colour * 10 < drawn || colour * 10 > drawn * 9 {
+            return picture.then_some(r.x + start as i32);
+        }
+        picture = true;
+    }
+    None
+}
+
 /// The inside of box `r`, 3 px in from its frame and within the image (at least 4×4), and
 /// its background.
 fn inside_border(img: &RgbaImage, r: Rect) -> Option<(Rect, i32)> {
@@ -612,5 +666,45 @@ mod tests {
             solid.put_pixel(x, 23, image::Rgba([0, 0, 0, 255]));
         }
         assert_eq!(inside_focus_ring(&solid, r), None);
+    }
+}
+
+#[cfg(test)]
+mod icon_tests {
+    use super::*;
+
+    fn fill(img: &mut RgbaImage, x0: u32, y0: u32, w: u32, h: u32, c: [u8; 4]) {
+        for y in y0..y0 + h {
+            for x in x0..x0 + w {
+                img.put_pixel(x, y, image::Rgba(c));
+            }
+        }
+    }
+
+    /// A menu item's icon (a pale blue lens in a grey outline) before its grey caption: the
+    /// caption's left edge comes back. Grey text alone, or text all in one colour (a link),
+    /// has no picture before it: None.
+    #[test]
+    fn the_text_after_a_menu_icon_is_found_and_plain_text_is_left_alone() {
+        let ground = [238, 238, 238, 255];
+        let grey = [40, 40, 40, 255];
+        let mut img = RgbaImage::from_pixel(120, 20, image::Rgba(ground));
+        // The icon: a 12x12 outline with a coloured body, at x 4..16.
+        fill(&mut img, 4, 4, 12, 12, grey);
+        fill(&mut img, 5, 5, 10, 10, [120, 170, 240, 255]);
+        // The caption: three grey glyph bars from x 24 on, a column apart.
+        for i in 0..3 {
+            fill(&mut img, 24 + 6 * i, 6, 4, 9, grey);
+        }
+        let strip = Rect::new(0, 0, 120, 20);
+        assert_eq!(text_after_icon(&img, strip), Some(24));
+        // The caption alone.
+        assert_eq!(text_after_icon(&img, Rect::new(20, 0, 100, 20)), None);
+        // A caption all in colour (a link) is not a picture.
+        let mut link = RgbaImage::from_pixel(80, 20, image::Rgba(ground));
+        for i in 0..3 {
+            fill(&mut link, 10 + 6 * i, 6, 4, 9, [20, 60, 220, 255]);
+        }
+        assert_eq!(text_after_icon(&link, Rect::new(0, 0, 80, 20)), None);
     }
 }

@@ -12,6 +12,6 @@ pub use check::{check_state, find_check_indicator};
 pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use ink::{
     background, centred_ink, chroma, field_is_blank, filled_bar, inside_focus_ring, is_ink, luma,
-    mirrors,
+    mirrors, text_after_icon,
 };
 pub use template::{crop, find_template, pixel_diff, template_places, TemplateHit, SCALES};

@@ -24,6 +24,46 @@ impl Runner<'_> {
         }
     }
 
+    /// Whether at least `min_px` pixels of `rect` change from `before` within `max_ms`: a
+    /// menu opening, not a caret's blink.
+    pub(super) fn shows_change(
+        &mut self,
+        before: &Frame,
+        rect: Rect,
+        min_px: usize,
+        max_ms: u64,
+    ) -> bool {
+        let Some(id) = before.info.window.as_ref().map(|w| w.id) else {
+            return true;
+        };
+        let Some(old) = mend_vision::crop(&before.image, rect) else {
+            return true;
+        };
+        let deadline = self.clock.now_ms() + max_ms;
+        while self.clock.now_ms() < deadline {
+            self.clock.sleep_ms(50);
+            let Ok(now) = self.capture.capture_window(id) else {
+                return true;
+            };
+            let Some(new) = mend_vision::crop(&now.image, super::field::moved(before, &now, rect))
+            else {
+                return true;
+            };
+            if new.dimensions() != old.dimensions() {
+                return true;
+            }
+            let changed = old
+                .pixels()
+                .zip(new.pixels())
+                .filter(|(a, b)| a != b)
+                .count();
+            if changed >= min_px {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Start watching what is painted, just before an input: the window of the frame acted
     /// on and the flow's main window (a dialog closing repaints it). Without a damage stream,
     /// or when it cannot watch, the step settles on fingerprints.
