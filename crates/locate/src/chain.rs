@@ -688,6 +688,23 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
         .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= reach)
         .min_by_key(|b| b.rect.x - label.right())
         .map(|b| b.rect);
+    let below = boxes
+        .iter()
+        .filter(|b| b.role == Role::Field)
+        .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 40)
+        .filter(|b| (b.rect.x - label.x).abs() <= 20)
+        .min_by_key(|b| b.rect.y)
+        .map(|b| b.rect);
+    // A caption above its field labels that field, not a box far along its row: the label is
+    // the nearest text to its own field (Swing's "Replace with:" stands 3 px above its text
+    // area and 290 px left of a wide "Replace & Find" button whose caption nearly fills it).
+    // The box right of it keeps the label unless the one below is three times nearer.
+    if let (Some(r), Some(b)) = (right, below) {
+        let (gap_r, gap_b) = (r.x - label.right(), (b.y - label.bottom()).max(0));
+        if 3 * gap_b < gap_r {
+            return Some(b);
+        }
+    }
     // No frame there: a bar filled with a colour of its own (a terminal form's one-row field,
     // drawn in cell colours). One that overlaps a framed box is that box's face (a button's),
     // never a field of its own, unless the box is a panel around it (twice its size or more).
@@ -699,15 +716,7 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
             })
         })
     };
-    right.or_else(bar).or_else(|| {
-        boxes
-            .iter()
-            .filter(|b| b.role == Role::Field)
-            .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 40)
-            .filter(|b| (b.rect.x - label.x).abs() <= 20)
-            .min_by_key(|b| b.rect.y)
-            .map(|b| b.rect)
-    })
+    right.or_else(bar).or(below)
 }
 
 fn ambiguous(text: &str, c: Vec<Candidate>) -> Refusal {
