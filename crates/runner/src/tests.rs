@@ -90,6 +90,11 @@ fn controls(screen: &str) -> Vec<(&'static str, Role, Rect)> {
             ("自动登录", Role::Text, Rect::new(40, 50, 60, 14)),
             ("说明", Role::Text, Rect::new(40, 80, 60, 14)),
         ],
+        // A menu bar's title and, lower down, an item of a menu already open.
+        "menubar" => vec![
+            ("File", Role::Menu, Rect::new(4, 2, 30, 14)),
+            ("Open", Role::Menu, Rect::new(4, 60, 40, 14)),
+        ],
         _ => vec![],
     }
 }
@@ -281,6 +286,9 @@ impl Input for Keyboard {
                         w.screen = "main".into();
                     }
                     Some("查询") => w.screen = "result".into(),
+                    // The menu drops down: the window's lower part shows another picture.
+                    Some("File") => w.screen = "menubar, File open".into(),
+                    Some("Open") => w.effects.push("open".into()),
                     Some(t) if t.starts_with("删除") => w.effects.push("delete".into()),
                     _ => {}
                 }
@@ -378,7 +386,7 @@ impl Finder for Seer {
         let list = if id == POPUP {
             vec![("确定", Role::Button, Rect::new(10, 10, 40, 20))]
         } else {
-            controls(&w.screen)
+            controls(w.screen.split(',').next().unwrap_or_default())
         };
         let hits: Vec<_> = list
             .into_iter()
@@ -1676,3 +1684,48 @@ fn a_resumed_step_whose_effect_shows_late_is_verified_not_refused() {
 }
 
 mod damage;
+
+/// A click on a menu bar's title that the app dropped (Swing, while its window activates)
+/// shows no menu: it is sent once more, and the step says so. One the app took is sent once;
+/// a menu's item, which acts, is never sent twice.
+#[test]
+fn a_menu_title_whose_menu_did_not_open_is_clicked_once_more_and_never_an_item() {
+    let title = r#"
+[[step]]
+action = "click"
+target = { text = "File", role = "menu" }
+"#;
+    let b = bench("menubar");
+    b.world.borrow_mut().deaf = 1;
+    let (s, _) = go(&b, &flow(&b, title), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(clicks(&b.world.borrow()), 2);
+    assert_eq!(b.world.borrow().screen, "menubar, File open");
+    let msg = s.steps[0].message.as_deref().unwrap_or("");
+    assert!(msg.contains("clicked again"), "{msg}");
+
+    let b = bench("menubar");
+    let (s, _) = go(&b, &flow(&b, title), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(clicks(&b.world.borrow()), 1);
+
+    let item = r#"
+[[step]]
+action = "click"
+target = { text = "Open", role = "menu" }
+timeout_ms = 500
+"#;
+    let b = bench("menubar");
+    b.world.borrow_mut().deaf = 1;
+    let _ = go(&b, &flow(&b, item), vec![], None, |_| {});
+    let w = b.world.borrow();
+    assert!(w.effects.is_empty(), "{:?}", w.effects);
+    // Swallowed, and never sent twice in one attempt: at most one click per try.
+    assert!(
+        w.inputs
+            .windows(2)
+            .all(|p| !matches!(p, [In::Click { .. }, In::Click { .. }])),
+        "{:?}",
+        w.inputs
+    );
+}

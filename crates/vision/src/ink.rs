@@ -328,7 +328,8 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
 /// A combo box's field and its drop button share one frame: a full-height line splits off a
 /// part at the right end no wider than about one and a half box heights, holding the arrow.
 /// The field is what lies left of that line. A line is a column differing from the
-/// background, faintly (themes draw it light), down nearly every row and in one steady grey;
+/// background, faintly (themes draw it light), down nearly every row and in one steady grey
+/// (a few rows apart: a spinner's up and down buttons meet mid-line);
 /// text never spans the whole height, so a glyph at the right end is not taken for one.
 fn without_drop_button(img: &RgbaImage, inner: Rect, bg: i32) -> Rect {
     let widest = inner.h * 8 / 5 + 6;
@@ -339,11 +340,13 @@ fn without_drop_button(img: &RgbaImage, inner: Rect, bg: i32) -> Rect {
             .copied()
             .filter(|g| (g - bg).abs() >= 16)
             .collect();
-        let steady = off
-            .iter()
-            .max()
-            .zip(off.iter().min())
-            .is_some_and(|(a, b)| a - b <= 40);
+        // One grey down the line, but for a row or two where it meets another part (a
+        // spinner's two arrow buttons part at its middle, in the ground's shade).
+        let mut sorted = off.clone();
+        sorted.sort_unstable();
+        let steady = sorted.get(sorted.len() / 2).is_some_and(|&mid| {
+            off.iter().filter(|&&g| (g - mid).abs() <= 20).count() * 100 >= greys.len() * 85
+        });
         if off.len() * 10 >= greys.len() * 9 && steady {
             return Rect::new(inner.x, inner.y, x - inner.x, inner.h);
         }
@@ -598,6 +601,22 @@ mod tests {
         let mut amount = field();
         ink(&mut amount, 186, 6);
         assert!(!field_is_blank(&amount, r));
+    }
+
+    #[test]
+    fn a_spinner_whose_buttons_meet_mid_line_is_not_content() {
+        // A history field's spinner (Swing at twice the scale): its dividing line is grey
+        // but for the row where its up and down buttons meet, drawn in a lighter shade.
+        let r = Rect::new(0, 0, 200, 26);
+        let mut spin = field();
+        for y in 2..24 {
+            let g = if y == 12 { 238 } else { 138 };
+            spin.put_pixel(176, y, image::Rgba([g, g, g, 255]));
+        }
+        ink(&mut spin, 184, 8);
+        assert!(field_is_blank(&spin, r), "the arrows are the spinner's");
+        ink(&mut spin, 8, 3);
+        assert!(!field_is_blank(&spin, r), "a glyph in the field part");
     }
 
     #[test]
