@@ -43,6 +43,7 @@ impl ImageFileCapture {
                         pid: 0,
                         rect: Rect::new(0, 0, w as i32, h as i32),
                         focused: true,
+                        owner: None,
                     }),
                     popups: vec![],
                 }
@@ -117,6 +118,7 @@ mod tests {
                 pid: 0,
                 rect: Rect::new(100, 50, 40, 30),
                 focused: true,
+                owner: None,
             }),
             popups: vec![],
         };

@@ -92,8 +92,6 @@ pub struct X11Window {
     pub info: WindowInfo,
     /// The instance half of `WM_CLASS` (the class half is `info.app_name`).
     pub instance: String,
-    /// `WM_TRANSIENT_FOR`: the window this one (a dialog) belongs to.
-    pub transient_for: Option<u32>,
     /// The X client that created the window, as its resource-id base: windows with the same
     /// value come from one connection.
     pub client: u32,
@@ -358,9 +356,9 @@ impl Session {
                     geometry.height as i32,
                 ),
                 focused: active == Some(p.id),
+                owner: first32(&transient).filter(|&w| w != 0),
             },
             instance,
-            transient_for: first32(&transient).filter(|&w| w != 0),
             client: self.client_of(p.id),
             minimized: state.value32().is_some_and(|mut v| v.any(|a| a == hidden)),
         })

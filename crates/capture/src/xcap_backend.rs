@@ -131,6 +131,7 @@ fn popup_info(s: &Session, p: &Popup, owner: Option<&str>) -> Result<WindowInfo,
             pid: 0,
             rect: p.rect,
             focused: false,
+            owner: None,
         },
         Err(e) => return Err(e),
     };

@@ -155,7 +155,7 @@ fn a_window_that_sets_only_wm_name_is_found_by_title_and_class_and_captured() {
     let x = XcapCapture.x11_windows().unwrap();
     let x = x.iter().find(|x| x.info.id == w.id).unwrap();
     assert_eq!(x.instance, "xfontsel");
-    assert_eq!(x.transient_for, None);
+    assert_eq!(x.info.owner, None);
     // No _NET_WM_PID: the process comes from the X server (X-Resource).
     assert_eq!(x.info.pid, app.0.id());
 
@@ -208,6 +208,41 @@ fn a_compound_text_name_is_read() {
         "{:?}",
         XcapCapture.windows()
     );
+}
+
+/// A dialog says which window it belongs to (`WM_TRANSIENT_FOR`, here a Tk `wm transient`):
+/// it is listed with its owner, and a query for a dialog of that window finds it under the
+/// same title in another language, ahead of a look-alike window that belongs to no one.
+#[test]
+fn a_dialog_is_listed_with_the_window_it_belongs_to() {
+    let _desktop = Desktop::start().expect("desktop");
+    window_manager_ready();
+    let script = "import tkinter as tk\n\
+        r = tk.Tk(); r.title('Owner app'); r.geometry('300x200+40+40')\n\
+        d = tk.Toplevel(r); d.title('另存为'); d.geometry('200x100+120+120'); d.transient(r)\n\
+        o = tk.Toplevel(r); o.title('Save As'); o.geometry('200x100+360+120')\n\
+        r.mainloop()";
+    let _app = Proc(
+        Command::new("python3")
+            .args(["-c", script])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("python3 with tkinter (package python3-tk)"),
+    );
+    let seen = wait_for(WAIT, || {
+        let ws = XcapCapture.windows().ok()?;
+        let by = |t: &str| ws.iter().find(|w| w.title == t).cloned();
+        Some((by("Owner app")?, by("另存为")?, by("Save As")?))
+    });
+    let (main, dialog, loose) = seen.unwrap_or_else(|| panic!("{:?}", XcapCapture.windows()));
+    assert_eq!(dialog.owner, Some(main.id), "{dialog:?} of {main:?}");
+    assert_eq!((main.owner, loose.owner), (None, None));
+    // By title alone, "Save As" is the window that belongs to no one.
+    let plain = WindowQuery::title("^Save As$").unwrap();
+    assert_eq!(XcapCapture.find_window(&plain).unwrap().id, loose.id);
+    // As the owner's dialog: its own, under the other language's title.
+    let own = plain.of_owner(main.id, vec!["另存为".into()]);
+    assert_eq!(XcapCapture.find_window(&own).unwrap().id, dialog.id);
 }
 
 /// The screen centre of the first field's menu button of xfontsel ("fndry"): the box with the

@@ -142,6 +142,15 @@ fn mousepad_dpi150_save_as_no_wrong_file() {
     completed_or_refused(&case("mousepad", "dpi150", "save_as"));
 }
 
+/// GTK 3 under zh_CN, driven by the flow written on the English UI: each step found by
+/// meaning (文件, 另存为(A)…, 名称(N):, 保存(S)), and the Save As dialog, titled 另存为, taken
+/// as the main window's own dialog (WM_TRANSIENT_FOR) — never another window so titled.
+#[test]
+fn mousepad_zh_save_as_completes_by_meaning() {
+    let o = case("mousepad", "zh", "save_as");
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// One case of the matrix, named by `MEND_REAL_APPS_CASE=app/look/task` (the scorer,
 /// `bench/real_apps.py`, runs this once per case, each in a process and on a desktop of its
 /// own, and reads the outcome appended to `MEND_REAL_APPS_OUT`). Without them: the Motif

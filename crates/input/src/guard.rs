@@ -67,6 +67,7 @@ mod tests {
             pid: 0,
             rect: Rect::new(0, 0, 1, 1),
             focused: true,
+            owner: None,
         }
     }
 

@@ -174,6 +174,16 @@ impl Locator {
                 })
                 .filter(|l| !others.iter().any(|n| label_match(n, &l.text).is_some()))
                 .collect();
+            // A field's label is the label of a field: a text with no field beside it (a
+            // list's column header 名称 above the file list, beside the label 名称(N): of the
+            // name field) is no answer, so it cannot make the label ambiguous.
+            let seen: Vec<SeenLabel> = if target.role == Role::Field {
+                seen.into_iter()
+                    .filter(|l| resolve(scene, &mut self.ocr, l, Role::Field, 0.0).is_some())
+                    .collect()
+            } else {
+                seen
+            };
             if let Some((i, conf)) = self.semantic.choose(target, &seen).map_err(ocr_err)? {
                 if let Some(mut c) = resolve(scene, &mut self.ocr, &seen[i], target.role, conf) {
                     c.score = conf;
@@ -607,7 +617,10 @@ fn resolve(
                 } else {
                     format!("{more}{}", l.text)
                 };
-                if !dots && (more.is_empty() || normalize(&full) != normalize(&l.text)) {
+                if !dots
+                    && !chinese_mnemonic(l, extra, &more)
+                    && (more.is_empty() || normalize(&full) != normalize(&l.text))
+                {
                     return None;
                 }
                 shown = full;
@@ -642,6 +655,20 @@ fn resolve(
             })
         }
     }
+}
+
+/// A Chinese caption's mnemonic, "(S)" with its letter underlined, often reads as noise on its
+/// own ("3)" for 保存's (S) in a GTK dialog): right after a caption ending in a CJK ideograph, ink
+/// no wider than two of its characters that reads as at most three glyphs with a parenthesis
+/// is that mnemonic. A word after it (删除 + 全部) is wider, and reads without one.
+fn chinese_mnemonic(l: &SeenLabel, extra: Rect, more: &str) -> bool {
+    let ideograph = |c: char| matches!(c as u32, 0x3400..=0x9FFF | 0xF900..=0xFAFF);
+    let glyphs = more.chars().filter(|c| !c.is_whitespace()).count();
+    extra.x >= l.line.right() - 2
+        && extra.w <= 2 * l.line.h
+        && l.text.trim_end().chars().last().is_some_and(ideograph)
+        && (1..=3).contains(&glyphs)
+        && more.contains(['(', ')', '（', '）'])
 }
 
 /// The caption sits in the middle of its box, across and down, and the box holds it.

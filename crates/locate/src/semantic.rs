@@ -24,13 +24,16 @@ pub trait SemanticMatcher {
 /// GTK 3 (`gtk30.mo`, package libgtk-3-common: Save 保存, Cancel 取消, OK 确定, Delete 删除,
 /// Find 查找, Search 搜索, Back 后退, Edit 编辑, New 新建, Add 添加, Remove 移除, Password 密码,
 /// Username 用户名, Open 打开, Close 关闭, Apply 应用, Print 打印, Replace 替换, Help 帮助, Quit
-/// 退出), gnome-keyring (Login 登录) and apt (Query 查询); `semantic_vocabulary_is_sourced`
+/// 退出, File 文件, Save As 另存为, Name: 名称：), gnome-keyring (Login 登录) and apt (Query 查询); `semantic_vocabulary_is_sourced`
 /// checks them against the catalogs. The other words of a group are older variants of the same
 /// command on legacy screens (存盘, 检索, 登入, 确认, 修改, 新增, 返回). A domain's own vocabulary
 /// (a customer number, a balance) is not here: a flow's target carries it (`synonyms`).
 const SYNONYMS: &[&[&str]] = &[
     &["查询", "检索", "搜索", "查找", "Search", "Find", "Query"],
     &["保存", "存盘", "Save"],
+    &["另存为", "Save As"],
+    &["文件", "File"],
+    &["名称", "Name"],
     &["登录", "登入", "Login", "Log in", "Sign in", "Log on"],
     &["删除", "Delete"],
     &["移除", "Remove"],
@@ -49,6 +52,37 @@ const SYNONYMS: &[&[&str]] = &[
     &["帮助", "Help"],
     &["退出", "Quit", "Exit"],
 ];
+
+/// The other titles a window pattern means by the same vocabulary: `^Save As$` is also a
+/// window titled 另存为. Only for a pattern that is one literal title (escapes allowed); a
+/// pattern with wildcards or alternatives means only itself.
+pub fn title_meanings(pattern: &str) -> Vec<String> {
+    let p = pattern.strip_prefix('^').unwrap_or(pattern);
+    let p = p
+        .strip_suffix('$')
+        .filter(|s| !s.ends_with('\\'))
+        .unwrap_or(p);
+    let mut literal = String::new();
+    let mut cs = p.chars();
+    while let Some(c) = cs.next() {
+        match c {
+            '\\' => match cs.next() {
+                Some(e) if !e.is_alphanumeric() => literal.push(e),
+                _ => return Vec::new(),
+            },
+            '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '^' | '$' => {
+                return Vec::new()
+            }
+            c => literal.push(c),
+        }
+    }
+    let literal = literal.trim();
+    meanings(literal)
+        .into_iter()
+        .filter(|m| *m != literal)
+        .map(str::to_string)
+        .collect()
+}
 
 /// The built-in offline matcher: a target's label or its synonyms (including the other
 /// language), with the role checked. Two different controls that both fit → no answer.
@@ -136,7 +170,7 @@ mod tests {
         let gtk = catalog(&format!("{dir}/gtk30.mo"));
         let keyring = catalog(&format!("{dir}/gnome-keyring.mo"));
         let apt = catalog(&format!("{dir}/apt.mo"));
-        let claims: [(&Catalog, &str, &str); 22] = [
+        let claims: [(&Catalog, &str, &str); 25] = [
             (&gtk, "Save", "保存"),
             (&gtk, "Cancel", "取消"),
             (&gtk, "OK", "确定"),
@@ -157,6 +191,9 @@ mod tests {
             (&gtk, "Replace", "替换"),
             (&gtk, "Help", "帮助"),
             (&gtk, "Quit", "退出"),
+            (&gtk, "File", "文件"),
+            (&gtk, "Save As", "另存为"),
+            (&gtk, "Name:", "名称："),
             (&keyring, "Login", "登录"),
             (&apt, "Query", "查询"),
         ];
@@ -167,8 +204,25 @@ mod tests {
                 "{en}: the catalog gives {given:?}"
             );
             // And the table puts them in one group.
-            assert!(meanings(en).contains(&zh), "{en} ↔ {zh} not in one group");
+            assert!(
+                meanings(en).iter().any(|m| label_match(m, zh) == Some(1.0)),
+                "{en} ↔ {zh} not in one group"
+            );
         }
+    }
+
+    #[test]
+    fn a_literal_window_title_has_its_meanings_and_a_pattern_has_none() {
+        assert_eq!(title_meanings("^Save As$"), vec!["另存为".to_string()]);
+        assert_eq!(title_meanings("Save As"), vec!["另存为".to_string()]);
+        assert!(title_meanings("^保存$").contains(&"Save".to_string()));
+        // "Save As" is not "Save": a word added changes the meaning.
+        assert!(!title_meanings("^Save As$").contains(&"保存".to_string()));
+        for pattern in [".* - Mousepad", "^Save( As)?$", "Save|Open", "^Save As\\w$"] {
+            assert!(title_meanings(pattern).is_empty(), "{pattern}");
+        }
+        assert!(title_meanings("^Find$").contains(&"查找".to_string()));
+        assert!(title_meanings("^Find and Replace$").is_empty());
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub struct WindowInfo {
     pub pid: u32,
     pub rect: Rect,
     pub focused: bool,
+    /// The window this one is a dialog of (`WM_TRANSIENT_FOR`), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u32>,
 }
 
 /// Where a captured image came from. Every box Mend computes is relative to the frame; the
@@ -101,6 +104,7 @@ mod tests {
                 pid: 0,
                 rect: window,
                 focused: true,
+                owner: None,
             }),
             popups: vec![],
         };

@@ -8,6 +8,12 @@ pub struct WindowQuery {
     pub title: Regex,
     pub class: Option<String>,
     pub pid: Option<u32>,
+    /// A dialog of this window (`WM_TRANSIENT_FOR`) is the one meant: among several windows the
+    /// title fits, the one dialog of `owner` is picked; and a dialog of `owner` titled as one of
+    /// `also` (the same title in another wording or language) fits too. Never a window of
+    /// another owner.
+    pub owner: Option<u32>,
+    pub also: Vec<String>,
 }
 
 impl WindowQuery {
@@ -23,11 +29,26 @@ impl WindowQuery {
             title: re,
             class: None,
             pid: None,
+            owner: None,
+            also: Vec::new(),
         })
     }
 
+    /// The pattern as a dialog of window `owner`, also under these other titles.
+    pub fn of_owner(mut self, owner: u32, also: Vec<String>) -> Self {
+        self.owner = Some(owner);
+        self.also = also;
+        self
+    }
+
+    fn owned(&self, w: &WindowInfo) -> bool {
+        self.owner.is_some() && w.owner == self.owner
+    }
+
     pub fn matches(&self, w: &WindowInfo) -> bool {
-        self.title.is_match(&w.title)
+        let title = self.title.is_match(&w.title)
+            || (self.owned(w) && self.also.iter().any(|t| t == w.title.trim()));
+        title
             && self
                 .class
                 .as_ref()
@@ -38,9 +59,26 @@ impl WindowQuery {
     /// Exactly one match, or a coded refusal naming what was seen.
     pub fn pick(&self, windows: Vec<WindowInfo>) -> Result<WindowInfo, MendError> {
         let titles: Vec<String> = windows.iter().map(|w| w.title.clone()).collect();
+        let dialogs: Vec<String> = windows
+            .iter()
+            .filter(|w| self.owned(w))
+            .map(|w| w.title.clone())
+            .collect();
         let mut hits: Vec<WindowInfo> = windows.into_iter().filter(|w| self.matches(w)).collect();
+        if hits.len() > 1 && hits.iter().filter(|w| self.owned(w)).count() == 1 {
+            hits.retain(|w| self.owned(w));
+        }
         match hits.len() {
             1 => Ok(hits.remove(0)),
+            0 if !dialogs.is_empty() => Err(MendError::new(
+                ErrorCode::WindowNotFound,
+                format!(
+                    "no window matches '{}'; the main window's own dialogs open: {:?}. If one of them is the one meant (the same dialog in another language or wording), add its title to the flow's pattern ('{}|…').",
+                    self.describe(),
+                    dialogs,
+                    self.describe()
+                ),
+            )),
             0 => Err(MendError::new(
                 ErrorCode::WindowNotFound,
                 format!(
@@ -83,7 +121,51 @@ mod tests {
             pid: 0,
             rect: Rect::new(0, 0, 10, 10),
             focused: false,
+            owner: None,
         }
+    }
+
+    fn dialog(id: u32, title: &str, owner: u32) -> WindowInfo {
+        WindowInfo {
+            owner: Some(owner),
+            ..w(id, title, "gtk")
+        }
+    }
+
+    #[test]
+    fn a_dialog_is_found_by_its_owner_under_another_title_and_never_another_owners() {
+        let q = WindowQuery::title("^Save As$")
+            .unwrap()
+            .of_owner(7, vec!["另存为".into()]);
+        let main = w(7, "draft.txt - Mousepad", "mousepad");
+        // The same title in the other language, a dialog of the run's window: found.
+        let got = q.pick(vec![main.clone(), dialog(8, "另存为", 7)]).unwrap();
+        assert_eq!(got.id, 8);
+        // Under that title but another window's dialog, or no dialog at all: not found.
+        for other in [dialog(9, "另存为", 3), w(9, "另存为", "gtk")] {
+            let e = q.pick(vec![main.clone(), other]).unwrap_err();
+            assert_eq!(e.code, ErrorCode::WindowNotFound);
+        }
+        // A dialog of the run's window under a title the vocabulary does not know: not taken,
+        // and the refusal names it so a person can add it to the flow.
+        let e = q
+            .pick(vec![main.clone(), dialog(9, "查找并替换", 7)])
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WindowNotFound);
+        assert!(e.message.contains("查找并替换"), "{}", e.message);
+        // Two "Save As" windows: the run's window's dialog is the one, not the other app's.
+        let got = q
+            .pick(vec![w(4, "Save As", "other"), dialog(5, "Save As", 7)])
+            .unwrap();
+        assert_eq!(got.id, 5);
+        // Two dialogs of the run's window that both fit: still a refusal.
+        let e = q
+            .pick(vec![dialog(4, "Save As", 7), dialog(5, "另存为", 7)])
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WindowAmbiguous);
+        // Without an owner the other titles mean nothing.
+        let plain = WindowQuery::title("^Save As$").unwrap();
+        assert!(!plain.matches(&dialog(8, "另存为", 7)));
     }
 
     #[test]

@@ -27,6 +27,8 @@ struct World {
     screen: String,
     /// Open windows besides the main one: (id, title).
     extra: Vec<(u32, String)>,
+    /// The extra windows that are dialogs of the main one (`WM_TRANSIENT_FOR`).
+    dialogs: Vec<u32>,
     focus: u32,
     effects: Vec<String>,
     /// Text typed, per window id.
@@ -122,7 +124,10 @@ impl Capture for Desk {
         };
         let mut out = vec![win(MAIN, "客户管理系统", focus == MAIN)];
         for (id, t) in &w.extra {
-            out.push(win(*id, t, focus == *id));
+            out.push(WindowInfo {
+                owner: w.dialogs.contains(id).then_some(MAIN),
+                ..win(*id, t, focus == *id)
+            });
         }
         Ok(out)
     }
@@ -220,7 +225,10 @@ impl Capture for Desk {
                 origin: Point { x: 0, y: 0 },
                 width: 320,
                 height: 160,
-                window: Some(win(id, &title, w.focus == id)),
+                window: Some(WindowInfo {
+                    owner: w.dialogs.contains(&id).then_some(MAIN),
+                    ..win(id, &title, w.focus == id)
+                }),
                 popups: vec![],
             },
             image: img,
@@ -236,6 +244,7 @@ fn win(id: u32, title: &str, focused: bool) -> WindowInfo {
         pid: 0,
         rect: Rect::new(0, 0, 320, 160),
         focused,
+        owner: None,
     }
 }
 
@@ -596,6 +605,39 @@ fn a_window_in_front_gets_no_input() {
         s.steps[0].screenshot.is_some(),
         "a failure has a screenshot"
     );
+}
+
+/// A flow written on the English UI names its dialog "Save As"; on the Chinese UI the dialog
+/// is 另存为. It is that dialog only when it is the main window's own (WM_TRANSIENT_FOR): a
+/// window so titled that belongs to no one (another application's) gets no click.
+#[test]
+fn a_dialog_titled_in_the_other_language_is_found_only_as_the_main_windows_own() {
+    let body = r#"allow = ["^Save As$"]
+[[step]]
+id = "ok"
+action = "click"
+target = { text = "确定", role = "button", window = "^Save As$" }
+"#;
+    for owned in [true, false] {
+        let b = bench("main");
+        {
+            let mut w = b.world.borrow_mut();
+            w.extra.push((POPUP, "另存为".into()));
+            w.focus = POPUP;
+            if owned {
+                w.dialogs.push(POPUP);
+            }
+        }
+        let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.timeout_ms = 300);
+        let w = b.world.borrow();
+        if owned {
+            assert_eq!(s.status, "passed", "{s:?}");
+            assert_eq!(w.effects, vec!["dismiss"]);
+        } else {
+            assert_eq!(s.code, Some(ErrorCode::WindowNotFound), "{s:?}");
+            assert!(w.inputs.is_empty(), "nothing sent: {:?}", w.inputs);
+        }
+    }
 }
 
 #[test]

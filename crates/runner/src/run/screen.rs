@@ -230,7 +230,7 @@ impl Runner<'_> {
             Check::Exists(t) => Ok(exists(self, t)?.is_some()),
             Check::NotExists(t) => Ok(exists(self, t)?.is_none()),
             Check::WindowTitle(p) => {
-                let q = WindowQuery::title(p)?;
+                let q = self.dialog_queries(lf, &[p])?.remove(0);
                 Ok(self.capture.windows()?.iter().any(|w| q.matches(w)))
             }
             Check::TextMatches { target, pattern } => {

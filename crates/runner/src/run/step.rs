@@ -282,16 +282,40 @@ impl Runner<'_> {
         spec: &TargetSpec,
     ) -> Result<WindowQuery, MendError> {
         match &spec.window {
-            Some(t) => WindowQuery::title(t),
+            Some(t) => Ok(self.dialog_queries(lf, &[t])?.remove(0)),
             None => self.main_query(lf),
         }
     }
 
+    /// Queries for windows other than the main one (dialogs): each is a dialog of the run's
+    /// main window when that window is open (`WM_TRANSIENT_FOR` picks it among look-alikes),
+    /// and under a literal title it is also found by the same title in the UI vocabulary's
+    /// other wording ("Save As" → 另存为) — only as that window's dialog.
+    pub(super) fn dialog_queries(
+        &self,
+        lf: &LoadedFlow,
+        patterns: &[&String],
+    ) -> Result<Vec<WindowQuery>, MendError> {
+        let main = self
+            .main_query(lf)
+            .and_then(|q| self.capture.find_window(&q))
+            .ok();
+        patterns
+            .iter()
+            .map(|p| {
+                let q = WindowQuery::title(p)?;
+                Ok(match &main {
+                    Some(m) => q.of_owner(m.id, mend_locate::title_meanings(p)),
+                    None => q,
+                })
+            })
+            .collect()
+    }
+
     pub(super) fn guard(&self, lf: &LoadedFlow) -> Result<Guard, MendError> {
         let mut allow = vec![self.main_query(lf)?];
-        for t in &lf.flow.window.allow {
-            allow.push(WindowQuery::title(t)?);
-        }
+        let dialogs: Vec<&String> = lf.flow.window.allow.iter().collect();
+        allow.extend(self.dialog_queries(lf, &dialogs)?);
         for int in &lf.flow.interrupts {
             allow.push(WindowQuery::title(&int.window)?);
         }
