@@ -10,8 +10,8 @@ pub struct WindowQuery {
     pub pid: Option<u32>,
     /// A dialog of this window (`WM_TRANSIENT_FOR`) is the one meant: among several windows the
     /// title fits, the one dialog of `owner` is picked; and a dialog of `owner` titled as one of
-    /// `also` (the same title in another wording or language) fits too. Never a window of
-    /// another owner.
+    /// `also` (the same title in another wording or language) fits too — those other titles
+    /// never fit a window of another owner, or of none.
     pub owner: Option<u32>,
     pub also: Vec<String>,
 }
