@@ -124,6 +124,15 @@ enum Lease {
     Skip(String),
 }
 
+/// A poison job to park, as its row read when it was leased.
+struct Park {
+    spec: WorkSpec,
+    reason: String,
+    status: String,
+    attempt: i64,
+    recoveries: i32,
+}
+
 impl Inner {
     fn log(&self, msg: impl std::fmt::Display) {
         log(&self.opts.seat, msg)
@@ -146,8 +155,8 @@ impl Inner {
             else {
                 return Ok((Lease::Skip(format!("{key}: not on the work list")), None));
             };
-            let (status, recoveries, on): (String, i32, Option<String>) =
-                (r.get(0), r.get(2), r.get(3));
+            let (status, attempt, recoveries, on): (String, i64, i32, Option<String>) =
+                (r.get(0), r.get(1), r.get(2), r.get(3));
             let spec: WorkSpec = serde_json::from_str(&r.get::<_, String>(4)).map_err(|e| {
                 MendError::new(ErrorCode::StoreCorrupt, format!("work item {key}: {e}"))
             })?;
@@ -180,15 +189,17 @@ impl Inner {
                     "POISON_JOB: its worker was lost {recoveries} times running it (cap {}); look at seat {seat}, then `mend queue retry {key}` or cancel it",
                     self.opts.max_recoveries
                 );
-                tx.execute(
-                    "UPDATE mend.work SET status = 'paused', attempt = attempt + 1,
-                     recoveries = $2, reason = $3, updated = now() WHERE key = $1",
-                    &[&key, &recoveries, &reason],
-                )
-                .await
-                .map_err(db_err)?;
-                tx.commit().await.map_err(db_err)?;
-                return Ok((Lease::Skip(format!("{key}: parked, {reason}")), Some((spec, reason))));
+                // Nothing changes here: the request is written first (below), so a worker
+                // killed in between leaves the item as it was, never paused with no one asked.
+                tx.rollback().await.map_err(db_err)?;
+                let park = Park {
+                    spec,
+                    reason: reason.clone(),
+                    status,
+                    attempt,
+                    recoveries,
+                };
+                return Ok((Lease::Skip(format!("{key}: parked, {reason}")), Some(park)));
             }
             let attempt: i64 = tx
                 .query_one(
@@ -211,8 +222,25 @@ impl Inner {
                 None,
             ))
         })?;
-        if let Some((spec, reason)) = park {
-            self.park(key, &spec, &reason)?;
+        if let Some(p) = park {
+            // The person's request first, then the item paused — and only if no one touched
+            // it meanwhile. Killed between the two, the item is still as it was: its next
+            // worker parks it again and writes the same request (one id per job).
+            self.park(key, &p.spec, &p.reason)?;
+            let n = self.fleet.block_on(async {
+                let c = self.fleet.db.pool().get().await.map_err(db_err)?;
+                c.execute(
+                    "UPDATE mend.work SET status = 'paused', attempt = attempt + 1,
+                     recoveries = $2, reason = $3, updated = now()
+                     WHERE key = $1 AND status = $4 AND attempt = $5",
+                    &[&key, &p.recoveries, &p.reason, &p.status, &p.attempt],
+                )
+                .await
+                .map_err(db_err)
+            })?;
+            if n == 0 {
+                self.log(format!("{key}: changed while being parked; left as it is"));
+            }
         }
         Ok(lease)
     }
