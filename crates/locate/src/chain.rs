@@ -5,7 +5,7 @@ use crate::SeenLabel;
 use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
-use mend_ocr::OcrEngine;
+use mend_ocr::{is_ideograph, OcrEngine};
 use mend_vision::{
     centred_ink, crop, filled_bar, find_template, pixel_diff, template_places, SCALES,
 };
@@ -662,11 +662,10 @@ fn resolve(
 /// no wider than two of its characters that reads as at most three glyphs with a parenthesis
 /// is that mnemonic. A word after it (删除 + 全部) is wider, and reads without one.
 fn chinese_mnemonic(l: &SeenLabel, extra: Rect, more: &str) -> bool {
-    let ideograph = |c: char| matches!(c as u32, 0x3400..=0x9FFF | 0xF900..=0xFAFF);
     let glyphs = more.chars().filter(|c| !c.is_whitespace()).count();
     extra.x >= l.line.right() - 2
         && extra.w <= 2 * l.line.h
-        && l.text.trim_end().chars().last().is_some_and(ideograph)
+        && l.text.trim_end().chars().last().is_some_and(is_ideograph)
         && (1..=3).contains(&glyphs)
         && more.contains(['(', ')', '（', '）'])
 }

@@ -18,6 +18,6 @@ mod prep;
 mod tsv;
 
 pub use engine::{GlyphRead, OcrEngine, OcrOptions};
-pub use lines::{join_lines, Line};
+pub use lines::{is_ideograph, join_lines, Line};
 pub use prep::{is_dark, normalize_polarity, prepare, prepare_glyphs, restore_inverted_cells};
 pub use tsv::{parse_tsv, parse_tsv_with, Word};

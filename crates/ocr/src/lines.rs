@@ -17,7 +17,8 @@ fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3000..=0x303F | 0x3400..=0x9FFF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
 }
 
-fn is_ideograph(c: char) -> bool {
+/// A CJK ideograph (not the CJK punctuation or full-width forms [`is_cjk`] also holds).
+pub fn is_ideograph(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x9FFF | 0xF900..=0xFAFF)
 }
 
