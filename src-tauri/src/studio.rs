@@ -567,7 +567,8 @@ pub fn run_report(s: &Studio, id: &str) -> Result<(Summary, String), MendError> 
 mod tests {
     use super::*;
 
-    fn studio() -> (tempfile::TempDir, Studio) {
+    /// A temporary folder with `flows/` holding two sample flows.
+    fn flows() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let flows = dir.path().join("flows");
         std::fs::create_dir_all(&flows).unwrap();
@@ -577,7 +578,12 @@ mod tests {
                 .join(f);
             std::fs::copy(src, flows.join(f)).unwrap();
         }
-        let s = Studio::open(flows, dir.path().join("db"), None).unwrap();
+        dir
+    }
+
+    fn studio() -> (tempfile::TempDir, Studio) {
+        let dir = flows();
+        let s = Studio::open(dir.path().join("flows"), dir.path().join("db"), None).unwrap();
         (dir, s)
     }
 
@@ -638,5 +644,110 @@ mod tests {
         let c = duplicate_flow(&s, "mine.toml", "mine2.toml").unwrap();
         assert!(c.flow.is_some());
         assert!(duplicate_flow(&s, "mine.toml", "mine2.toml").is_err());
+    }
+
+    struct NoSink;
+    impl Sink for NoSink {
+        fn progress(&self, _: &Progress) {}
+        fn finished(&self, s: Result<Summary, MendError>) {
+            panic!("a fleet answer runs nothing in the studio: {s:?}");
+        }
+    }
+
+    /// The studio over a fleet's PostgreSQL (a throwaway server): the takeover panel lists a
+    /// job paused on a seat, and its answer is recorded for that seat's worker — nothing is
+    /// run or clicked on the studio's own desktop.
+    #[test]
+    fn over_a_fleet_the_panel_lists_a_paused_job_and_its_answer_goes_back_to_its_seat() {
+        let pg = mend_testkit::pg::Postgres::start().unwrap();
+        let url = pg.url();
+        let psql = |sql: &str| {
+            let out = std::process::Command::new("psql")
+                .args(["-d", &url, "-tAc", sql])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        let dir = flows();
+        let fleet = mend_fleet::Fleet::connect(&url, std::time::Duration::from_secs(30)).unwrap();
+        let flow = dir.path().join("flows/new_customers.toml");
+        let key = fleet
+            .add(&[mend_fleet::WorkSpec {
+                flow_path: flow.display().to_string(),
+                flow: "new customers".into(),
+                vars: Default::default(),
+                row: [("name".to_string(), "Studio01".to_string())].into(),
+                lang: "chi_sim+eng".into(),
+            }])
+            .unwrap()
+            .keys[0]
+            .clone();
+        // Its worker on seat s1 paused it: the request written under the job's lease.
+        psql(&format!(
+            "UPDATE mend.work SET status = 'running', attempt = 1, seat = 's1' WHERE key = '{key}';
+             DELETE FROM graphile_worker._private_jobs"
+        ));
+        let holder = fleet.store(Some(mend_fleet::Fence {
+            job: key.clone(),
+            attempt: 1,
+        }));
+        let mut rec = RunRecord::new(&key, "new customers", 1);
+        rec.status = "paused".into();
+        holder.put_run(&rec).unwrap();
+        let t = Takeover {
+            id: "t1".into(),
+            run: key.clone(),
+            flow: flow.display().to_string(),
+            row: 0,
+            step: 3,
+            step_id: "save".into(),
+            action: "click".into(),
+            code: ErrorCode::LocatorNotFound,
+            message: "no 保存 button".into(),
+            screenshot: None,
+            candidates: vec![],
+            effects: vec![],
+            suggestion: String::new(),
+            status: "open".into(),
+            resolution: None,
+            created_ms: 1,
+        };
+        holder.put(TAKEOVERS, "t1", &t).unwrap();
+        psql(&format!(
+            "UPDATE mend.work SET status = 'paused' WHERE key = '{key}'"
+        ));
+
+        let s = Studio::open(dir.path().join("flows"), dir.path().join("db"), Some(&url)).unwrap();
+        assert!(
+            !dir.path().join("db").exists(),
+            "no sled database is opened"
+        );
+        let list = list_takeovers(&s, false).unwrap();
+        assert_eq!(list.len(), 1, "{list:?}");
+        assert_eq!(
+            (list[0].id.as_str(), list[0].run.as_str()),
+            ("t1", key.as_str())
+        );
+        let (sum, _) = run_report(&s, &key).unwrap();
+        assert_eq!(sum.status, "paused");
+
+        resolve_takeover(&s, "t1", "skip", NoSink).unwrap();
+        assert!(!*s.busy.lock().unwrap(), "nothing runs here");
+        assert!(list_takeovers(&s, false).unwrap().is_empty());
+        let all = list_takeovers(&s, true).unwrap();
+        assert_eq!(
+            (all[0].status.as_str(), all[0].resolution.as_deref()),
+            ("decided", Some("skip"))
+        );
+        assert_eq!(
+            psql(&format!(
+                "SELECT status || '|' || attempt || '|' || seat FROM mend.work WHERE key = '{key}'"
+            )),
+            "pending|2|s1",
+            "queued again for the seat it paused on"
+        );
+        let e = resolve_takeover(&s, "t1", "retry", NoSink).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TakeoverStale, "{e}");
     }
 }

@@ -1,4 +1,4 @@
-//! `mend queue add|status|retry|cancel` and `mend worker`: the fleet's side of the CLI. The
+//! `mend queue add|status|retry|move|cancel` and `mend worker`: the fleet's side of the CLI. The
 //! queue and the journal live in PostgreSQL (`--database-url`, else `$MEND_DATABASE_URL`).
 
 use crate::run::{parse_vars, progress_to, with_runner};
@@ -58,6 +58,22 @@ pub enum QueueCmd {
     /// Put a failed, paused or cancelled item back on the queue.
     Retry {
         job: String,
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// Move an item whose seat is gone for good to another seat (or any), to start over there.
+    /// Refused while the old seat has a live worker (SEAT_IN_USE), and when a step that writes
+    /// acted there (RESUME_UNVERIFIED) unless you checked it committed nothing: --start-over.
+    Move {
+        job: String,
+        /// The seat to run it (default: any seat).
+        #[arg(long)]
+        to: Option<String>,
+        /// You checked that what its writing steps did on the old seat did not commit.
+        #[arg(long)]
+        start_over: bool,
+        #[arg(long)]
+        json: bool,
         #[arg(long)]
         database_url: Option<String>,
     },
@@ -150,6 +166,27 @@ pub fn run_queue(cmd: QueueCmd) -> Result<ExitCode, MendError> {
         QueueCmd::Retry { job, database_url } => {
             let i = fleet(&database_url)?.retry(&job)?;
             eprintln!("{} is {} again", i.key, i.status);
+            Ok(ExitCode::SUCCESS)
+        }
+        QueueCmd::Move {
+            job,
+            to,
+            start_over,
+            json,
+            database_url,
+        } => {
+            let m = fleet(&database_url)?.move_item(&job, to.as_deref(), start_over)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&m).expect("serializes"));
+            } else {
+                eprintln!(
+                    "{} moved off seat {} to {}: it starts over from its first step (the old attempt is kept as run {})",
+                    m.job,
+                    m.from,
+                    m.to.as_deref().unwrap_or("any seat"),
+                    m.archive
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         QueueCmd::Cancel { job, database_url } => {

@@ -58,7 +58,7 @@ enum Cmd {
     /// Flow changes proposed by picks: list, show (a diff), accept, reject.
     #[command(subcommand)]
     Changes(run::ChangesCmd),
-    /// The fleet's work list on PostgreSQL: add, status, retry, cancel.
+    /// The fleet's work list on PostgreSQL: add, status, retry, move, cancel.
     #[command(subcommand)]
     Queue(fleet::QueueCmd),
     /// Lease jobs from the fleet's queue one at a time and run them on this desktop.

@@ -374,12 +374,7 @@ fn a_job_that_kills_its_worker_every_time_is_parked_for_a_person_then_retried() 
         (item(&url, key).0 == "done").then_some(())
     })
     .unwrap_or_else(|| panic!("{}", dump_logs(std::slice::from_ref(&seat))));
-    let created: Vec<Value> = seat
-        .app
-        .ledger()
-        .into_iter()
-        .filter(|e| e["op"] == "create")
-        .collect();
+    let created = creates(&seat.app);
     assert_eq!(created.len(), 1, "{created:?}");
     assert_eq!(created[0]["fields"]["name"], rows[0].0.as_str());
     if let Some(mut w) = seat.worker.take() {
@@ -420,14 +415,7 @@ fn sigterm_finishes_the_job_in_hand_and_leases_no_more() {
         "pending",
         "no job leased after SIGTERM"
     );
-    assert_eq!(
-        seat.app
-            .ledger()
-            .iter()
-            .filter(|e| e["op"] == "create")
-            .count(),
-        1
-    );
+    assert_eq!(creates(&seat.app).len(), 1);
 }
 
 /// A customer's entry that stops for a person before it is saved: `approve` names a button the
@@ -477,6 +465,30 @@ verify = { not_exists = { text = "保存", role = "button" } }
 
 /// How many intents the job journaled for each step, `step:count,…` (an input sent again
 /// after the answer would add one to its step).
+/// Queue one job of `NEEDS_A_PERSON` (it pauses at its fourth step); its key.
+fn add_needs_a_person(url: &str, dir: &Path) -> String {
+    let flow = dir.join("needs_a_person.toml");
+    std::fs::write(&flow, NEEDS_A_PERSON).unwrap();
+    let out = mend(
+        url,
+        &[
+            "queue",
+            "add",
+            flow.to_str().unwrap(),
+            "--var",
+            "name=Takeover01",
+            "--var",
+            "phone=13900009999",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    serde_json::from_slice::<Value>(&out.stdout).unwrap()["keys"][0]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn intents(url: &str, key: &str) -> String {
     psql(
         url,
@@ -497,26 +509,7 @@ fn a_job_that_needs_a_person_pauses_and_an_answer_from_another_process_continues
     let url = pg.url();
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
-    let flow = dir.path().join("needs_a_person.toml");
-    std::fs::write(&flow, NEEDS_A_PERSON).unwrap();
-    let out = mend(
-        &url,
-        &[
-            "queue",
-            "add",
-            flow.to_str().unwrap(),
-            "--var",
-            "name=Takeover01",
-            "--var",
-            "phone=13900009999",
-            "--json",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let key = serde_json::from_slice::<Value>(&out.stdout).unwrap()["keys"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let key = add_needs_a_person(&url, dir.path());
     let mut seat = seats(1, dir.path()).pop().unwrap();
     seat.worker = Some(start_worker(&url, &seat, &runs, 2));
     let logs = |seat: &Seat| dump_logs(std::slice::from_ref(seat));
@@ -554,11 +547,7 @@ fn a_job_that_needs_a_person_pauses_and_an_answer_from_another_process_continues
         "new, name and phone acted; approve never found: {before}"
     );
     assert_eq!(
-        seat.app
-            .ledger()
-            .iter()
-            .filter(|e| e["op"] == "create")
-            .count(),
+        creates(&seat.app).len(),
         0,
         "nothing saved before the person answers"
     );
@@ -651,15 +640,7 @@ fn a_job_that_needs_a_person_pauses_and_an_answer_from_another_process_continues
         (&json("resolved"), &json("skip"))
     );
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(
-        seat.app
-            .ledger()
-            .iter()
-            .filter(|e| e["op"] == "create")
-            .count(),
-        1,
-        "saved exactly once"
-    );
+    assert_eq!(creates(&seat.app).len(), 1, "saved exactly once");
     if let Some(mut w) = seat.worker.take() {
         let _ = w.kill();
         let _ = w.wait();
@@ -668,4 +649,114 @@ fn a_job_that_needs_a_person_pauses_and_an_answer_from_another_process_continues
 
 fn json(s: &str) -> Value {
     Value::String(s.to_string())
+}
+
+fn creates(app: &mend_testkit::App) -> Vec<Value> {
+    app.ledger()
+        .into_iter()
+        .filter(|e| e["op"] == "create")
+        .collect()
+}
+
+#[test]
+fn a_job_whose_seat_is_gone_is_moved_by_a_person_and_started_over_on_another_seat() {
+    let pg = Postgres::start().unwrap();
+    let url = pg.url();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let key = add_needs_a_person(&url, dir.path());
+    let mut two = seats(2, dir.path());
+    let mut b = two.pop().unwrap();
+    let mut a = two.pop().unwrap();
+    a.worker = Some(start_worker(&url, &a, &runs, 2));
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, &key).0 == "paused").then_some(())
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "the job did not pause on seat A: {}",
+            dump_logs(std::slice::from_ref(&a))
+        )
+    });
+    let before = intents(&url, &key);
+    assert_eq!(before, "0:1,1:1,2:1", "new, name and phone acted on A");
+
+    // Seat A's worker lives: the job is not moved.
+    let out = mend(&url, &["queue", "move", &key, "--to", &b.display]);
+    assert_eq!(out.status.code(), Some(1), "a refusal: {out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("SEAT_IN_USE"),
+        "{out:?}"
+    );
+    assert_eq!(item(&url, &key).0, "paused");
+
+    // Seat A is gone for good: its worker killed, its desktop closed.
+    let mut w = a.worker.take().unwrap();
+    let _ = w.kill();
+    let _ = w.wait();
+    assert!(creates(&a.app).is_empty(), "nothing was saved on A");
+    drop(a);
+    let out = mend(&url, &["queue", "move", &key, "--to", &b.display, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        m["acted"],
+        serde_json::json!([]),
+        "only read steps acted: {m}"
+    );
+    let archive = m["archive"].as_str().unwrap().to_string();
+    assert_eq!(
+        intents(&url, &archive),
+        before,
+        "the old attempt's journal is kept"
+    );
+    let out = mend(&url, &["takeover", "list", "--json"]);
+    let open: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(open, serde_json::json!([]), "A's request is closed");
+
+    // Seat B starts it over from its first step; it needs a person there too.
+    b.worker = Some(start_worker(&url, &b, &runs, 2));
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, &key).0 == "paused").then_some(())
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "the job did not pause on seat B: {}",
+            dump_logs(std::slice::from_ref(&b))
+        )
+    });
+    assert_eq!(intents(&url, &key), before, "started over on B");
+    let out = mend(&url, &["takeover", "list", "--json"]);
+    let open: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = open[0]["id"].as_str().unwrap().to_string();
+    let out = mend(&url, &["takeover", "resolve", &id, "--skip"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    wait_for(Duration::from_secs(90), || {
+        (item(&url, &key).0 == "done").then_some(())
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "the moved job did not finish: {}",
+            dump_logs(std::slice::from_ref(&b))
+        )
+    });
+    let created = b
+        .app
+        .wait_ledger(1, Duration::from_secs(5))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e["op"] == "create")
+        .collect::<Vec<_>>();
+    assert_eq!(created.len(), 1, "{created:?}");
+    assert_eq!(
+        (
+            &created[0]["fields"]["name"],
+            &created[0]["fields"]["phone"]
+        ),
+        (&json("Takeover01"), &json("13900009999"))
+    );
+    if let Some(mut w) = b.worker.take() {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
 }

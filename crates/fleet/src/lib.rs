@@ -11,11 +11,13 @@
 
 mod pg;
 mod queue;
+mod relocate;
 mod takeover;
 mod worker;
 
 pub use pg::{Fence, PgBackend};
 pub use queue::{AddReport, FlowCounts, Status, WorkItem, WorkSpec, WorkerRow};
+pub use relocate::Moved;
 pub use takeover::{continue_job, Decided};
 pub use worker::{run_worker, Exec, Job, WorkerOpts};
 

@@ -467,7 +467,7 @@ pub fn run_worker(fleet: &Fleet, opts: WorkerOpts, exec: Arc<dyn Exec>) -> Resul
                 .map(|r| format!("pid {} on {}", r.get::<_, i32>(0), r.get::<_, String>(1)))
                 .unwrap_or_else(|| "another worker".into());
             return Err(MendError::new(
-                ErrorCode::StoreLocked,
+                ErrorCode::SeatInUse,
                 format!("seat {seat} is held by {holder}; one worker per desktop"),
             ));
         }

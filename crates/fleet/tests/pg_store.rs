@@ -257,3 +257,202 @@ fn an_answer_is_recorded_once_for_a_paused_job_and_queues_it_again_for_its_seat(
     assert_eq!(e.code, ErrorCode::InvalidArgument, "{e}");
     fleet.decide("t2", Resolution::Retry).unwrap();
 }
+
+const SAVES: &str = r#"version = 1
+name = "a customer, saved"
+
+[window]
+title = "Customer Desk"
+
+[[step]]
+id = "new"
+action = "click"
+target = { text = "New", role = "button" }
+
+[[step]]
+id = "name"
+action = "type"
+target = { text = "Name", role = "field" }
+text = "${name}"
+
+[[step]]
+id = "save"
+action = "click"
+target = { text = "Save", role = "button" }
+risk = "write"
+verify = { not_exists = { text = "Save", role = "button" } }
+"#;
+
+fn result(step: usize) -> JournalEntry {
+    JournalEntry::Result {
+        row: 0,
+        step,
+        attempt: 1,
+        code: None,
+        strategy: Some("exact".into()),
+        detail: Default::default(),
+    }
+}
+
+#[test]
+fn a_job_whose_seat_is_gone_moves_to_another_seat_only_when_nothing_it_did_may_have_committed() {
+    let pg = Postgres::start().unwrap();
+    let fleet = connect(&pg);
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("saves.toml");
+    std::fs::write(&flow, SAVES).unwrap();
+    let psql = |sql: &str| {
+        let out = std::process::Command::new("psql")
+            .args(["-d", &pg.url(), "-tAc", sql])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let item = |name: &str| {
+        let mut s = spec(name);
+        s.flow_path = flow.display().to_string();
+        let key = fleet.add(&[s]).unwrap().keys[0].clone();
+        // Leased on seat s1, whose worker then died.
+        psql(&format!(
+            "UPDATE mend.work SET status = 'running', attempt = 1, seat = 's1' WHERE key = '{key}';
+             DELETE FROM graphile_worker._private_jobs"
+        ));
+        let holder = fleet.store(Some(Fence {
+            job: key.clone(),
+            attempt: 1,
+        }));
+        holder.put_run(&RunRecord::new(&key, "f", 1)).unwrap();
+        (key, holder)
+    };
+    let state = |key: &str| {
+        psql(&format!(
+            "SELECT status || '|' || attempt || '|' || coalesce(seat, '-') FROM mend.work WHERE key = '{key}'"
+        ))
+    };
+
+    // Cut short after typing the name: it clicked New and typed, nothing that writes.
+    let (a, holder) = item("a");
+    for e in [intent(0), result(0), intent(1)] {
+        holder.append(&a, &e).unwrap();
+    }
+    holder
+        .put(
+            TAKEOVERS,
+            "t1",
+            &request("t1", &a, ErrorCode::LocatorNotFound),
+        )
+        .unwrap();
+
+    // While a worker holds seat s1 (its advisory lock), nothing moves.
+    let mut lock = std::process::Command::new("psql")
+        .args([
+            "-d",
+            &pg.url(),
+            "-c",
+            "SELECT pg_advisory_lock(hashtext('mend-seat:s1'))",
+            "-c",
+            "SELECT pg_sleep(120)",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted";
+    mend_testkit::wait_for(Duration::from_secs(10), || {
+        (psql(locks) == "1").then_some(())
+    })
+    .expect("the seat lock is held");
+    let e = fleet.move_item(&a, Some("s2"), false).unwrap_err();
+    assert_eq!(e.code, ErrorCode::SeatInUse, "{e}");
+    assert!(e.message.contains("seat s1"), "{e}");
+    // The worker dies (its connection ends, so the server frees its lock).
+    psql("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'");
+    let _ = lock.kill();
+    let _ = lock.wait();
+    mend_testkit::wait_for(Duration::from_secs(10), || {
+        (psql(locks) == "0").then_some(())
+    })
+    .expect("the seat lock is freed with its session");
+    assert_eq!(state(&a), "running|1|s1", "a refusal changes nothing");
+
+    let e = fleet.move_item(&a, Some("s1"), false).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument, "{e}");
+    assert_eq!(
+        fleet.move_item("w-nope", None, false).unwrap_err().code,
+        ErrorCode::JobNotFound
+    );
+
+    // Seat s1 is gone: the job starts over on s2; the old attempt is kept and fenced off.
+    let m = fleet.move_item(&a, Some("s2"), false).unwrap();
+    assert_eq!((m.from.as_str(), m.to.as_deref()), ("s1", Some("s2")));
+    assert!(m.acted.is_empty(), "{m:?}");
+    assert_eq!(m.archive, format!("{a}@s1#1"));
+    assert_eq!(state(&a), "pending|2|s2");
+    let store = fleet.store(None);
+    assert!(
+        store.journal(&a).unwrap().is_empty(),
+        "starts from its first step"
+    );
+    assert!(
+        store.run(&a).unwrap().is_none(),
+        "so the seat's worker starts it afresh"
+    );
+    assert_eq!(store.journal(&m.archive).unwrap().len(), 3);
+    let old = store.run(&m.archive).unwrap().unwrap();
+    assert_eq!(
+        (old.id.as_str(), old.status.as_str()),
+        (m.archive.as_str(), "moved")
+    );
+    let t: Takeover = store.get(TAKEOVERS, "t1").unwrap().unwrap();
+    assert_eq!(
+        (t.status.as_str(), t.run.as_str()),
+        ("resolved", m.archive.as_str())
+    );
+    assert_eq!(
+        psql("SELECT count(*) FROM graphile_worker._private_jobs"),
+        "1",
+        "queued again"
+    );
+    assert_eq!(
+        holder.append(&a, &intent(2)).unwrap_err().code,
+        ErrorCode::LeaseLost,
+        "the old attempt writes nothing"
+    );
+
+    // Cut short at Save (a write): it may have committed; the person must have checked.
+    let (b, holder) = item("b");
+    for e in [intent(0), result(0), intent(1), result(1), intent(2)] {
+        holder.append(&b, &e).unwrap();
+    }
+    let e = fleet.move_item(&b, None, false).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ResumeUnverified, "{e}");
+    assert!(
+        e.message.contains("step 3 'save' (Write, cut short)"),
+        "{e}"
+    );
+    assert!(e.message.contains("--start-over"), "{e}");
+    assert!(e.message.contains(&format!("mend queue cancel {b}")), "{e}");
+    assert_eq!(state(&b), "running|1|s1");
+    assert_eq!(fleet.store(None).journal(&b).unwrap().len(), 5);
+    let m = fleet.move_item(&b, None, true).unwrap();
+    assert_eq!(
+        m.acted,
+        vec!["step 3 'save' (Write, cut short)".to_string()]
+    );
+    assert_eq!(state(&b), "pending|2|-", "any seat may take it");
+
+    // A flow that cannot be read: every acted step counts as one that may have committed.
+    let (c, holder) = item("c");
+    holder.append(&c, &intent(0)).unwrap();
+    std::fs::remove_file(&flow).unwrap();
+    let e = fleet.move_item(&c, Some("s2"), false).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ResumeUnverified, "{e}");
+    assert!(e.message.contains("the flow cannot be read"), "{e}");
+
+    // Done is done.
+    psql(&format!(
+        "UPDATE mend.work SET status = 'done' WHERE key = '{c}'"
+    ));
+    let e = fleet.move_item(&c, Some("s2"), true).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidArgument, "{e}");
+}

@@ -52,10 +52,13 @@ pub enum ErrorCode {
     /// The takeover request no longer stands: it was answered already, or (in a fleet) its job
     /// is not paused any more (retried, cancelled, done). Nothing was changed.
     TakeoverStale,
+    /// Fleet: the seat (desktop) has a live worker: one worker per seat, and a job moves only
+    /// off a seat that is gone.
+    SeatInUse,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 30] = [
+    pub const ALL: [ErrorCode; 31] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -86,6 +89,7 @@ impl ErrorCode {
         ErrorCode::DatabaseUnavailable,
         ErrorCode::TakeoverNotFound,
         ErrorCode::TakeoverStale,
+        ErrorCode::SeatInUse,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +124,7 @@ impl ErrorCode {
             ErrorCode::DatabaseUnavailable => "DATABASE_UNAVAILABLE",
             ErrorCode::TakeoverNotFound => "TAKEOVER_NOT_FOUND",
             ErrorCode::TakeoverStale => "TAKEOVER_STALE",
+            ErrorCode::SeatInUse => "SEAT_IN_USE",
         }
     }
 

@@ -191,7 +191,8 @@ pub trait Backend: Send + Sync {
     fn journal(&self, run: &str) -> Result<Vec<Vec<u8>>, MendError>;
 }
 
-const RUNS: &str = "runs";
+/// The table of run records.
+pub const RUNS: &str = "runs";
 
 /// Mend's durable state: runs, their journals and named tables of records, over a [`Backend`].
 pub struct Store {
