@@ -12,6 +12,23 @@ LOGIN = {"op": "login", "record": None, "fields": {"user": "admin"}}
 SAVE = {"op": "save", "record": "C002", "fields": {"name": "李四", "phone": "13900000002"}}
 
 
+class MendsOwnTime(unittest.TestCase):
+    def step(self, settled):
+        s = {"locate_ms": 30, "act_ms": 10, "settle_ms": 75, "settled": settled}
+        s["paint_ms"] = _bench.app_paint_ms(s)
+        return s
+
+    def test_the_applications_last_paint_is_not_mends(self):
+        s = self.step({"painted": {"first_ms": 8, "last_ms": 35}})
+        self.assertEqual(_bench.mend_own_ms(s), 30 + 10 + 75 - 35)
+
+    def test_a_step_that_painted_nothing_is_all_mends(self):
+        self.assertEqual(_bench.mend_own_ms(self.step("unchanged")), 115)
+
+    def test_a_fingerprint_settle_has_no_paint_time(self):
+        self.assertIsNone(_bench.mend_own_ms(self.step(None)))
+
+
 class Verdicts(unittest.TestCase):
     def test_the_intended_effects_after_a_clean_exit_complete(self):
         self.assertEqual(judge("login_edit_save", "moved", 0, [LOGIN, SAVE], None), ("completed", []))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Settling on the X server's damage events against settling on window fingerprints, on the live
 # practice app: `mend run fixtures/flows/login_edit_save.toml` on the zh baseline, N runs per
-# way (fingerprints, the default, then MEND_SETTLE=damage), each on a fresh app under one private
+# way (MEND_SETTLE=fingerprint, then damage, the default), each on a fresh app under one private
 # Xvfb. Prints, per way, the medians of the exact-rung click steps (locate + act + settle, and
 # the settle alone), of every acting step, and of the run's wall time; the ledger of every run
 # must hold exactly the intended login and save.

@@ -476,6 +476,7 @@ fn on_worker(
             let mut locator = Locator::new("chi_sim+eng")?;
             let mut input = EnigoInput::new()?;
             let clock = SystemClock::default();
+            let mut damage = mend_capture::damage_from_env()?;
             let mut on = |p: &Progress| sink.progress(p);
             let mut runner = Runner::new(
                 &XcapCapture,
@@ -487,6 +488,9 @@ fn on_worker(
                 &mut on,
                 Options::new(runs_dir),
             );
+            runner.damage = damage
+                .as_mut()
+                .map(|d| d as &mut dyn mend_capture::DamageStream);
             work(&mut runner)
         })();
         *busy.lock().expect("lock") = false;

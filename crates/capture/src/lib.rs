@@ -13,7 +13,7 @@ mod text;
 mod x11;
 mod xcap_backend;
 
-pub use damage::XDamage;
+pub use damage::{damage_from_env, XDamage};
 pub use file::{save_frame, ImageFileCapture};
 pub use x11::X11Window;
 pub use xcap_backend::XcapCapture;

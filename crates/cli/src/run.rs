@@ -303,13 +303,9 @@ pub(crate) fn with_runner<T>(
 ) -> Result<T, MendError> {
     let (mut locator, mut input) = runner_parts_for(lang, Some(lf))?;
     let clock = SystemClock::default();
-    // Settle on fingerprints (the window unchanged for a quiet period); MEND_SETTLE=damage
-    // settles on the X server's damage events instead (issue 15: not yet the default, until
-    // the crash and real-app tests pass on it), falling back to fingerprints without DAMAGE.
-    let mut damage = match std::env::var("MEND_SETTLE").as_deref() {
-        Ok("damage") => mend_capture::XDamage::connect().ok(),
-        _ => None,
-    };
+    // Settle on the X server's damage events (MEND_SETTLE=fingerprints: on a quiet period of
+    // identical frames; fingerprints too when the server has no DAMAGE).
+    let mut damage = mend_capture::damage_from_env()?;
     let mut runner = Runner::new(
         &XcapCapture,
         &mut input,

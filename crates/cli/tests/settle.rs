@@ -2,8 +2,8 @@
 //! step that changes nothing is done when the grace after its input ends, not after a quiet
 //! period begun once the settle starts; a step
 //! that opens the next screen waits for its paint and its checks hold. The same flow settled on
-//! fingerprints (the default; MEND_SETTLE=damage opts in to events) waits the 250 ms quiet period, so the difference is
-//! the event settle's doing.
+//! fingerprints (`MEND_SETTLE=fingerprints`; events are the default) waits the 250 ms quiet
+//! period, so the difference is the event settle's doing.
 
 use mend_testkit::{App, Desktop};
 use serde_json::Value;
@@ -58,7 +58,7 @@ action = "click"
 target = { text = "用户登录", role = "text" }
 check = [{ exists = { text = "登录", role = "button" } }]
 "#;
-    let s = run(dir.path(), flow, Some("damage"));
+    let s = run(dir.path(), flow, None);
     for i in 0..2 {
         assert_eq!(s["steps"][i]["settled"], "unchanged", "{s}");
         // The grace counted from the input (250 ms; the settle's polling adds a few ms): no
@@ -69,12 +69,26 @@ check = [{ exists = { text = "登录", role = "button" } }]
             settle_ms(&s, i)
         );
     }
-    let f = run(dir.path(), flow, None);
+    let f = run(dir.path(), flow, Some("fingerprints"));
     for i in 0..2 {
         assert!(f["steps"][i]["settled"].is_null(), "{f}");
         assert!(settle_ms(&f, i) >= 250, "on fingerprints: {f}");
     }
     assert!(app.ledger().is_empty(), "{:?}", app.ledger());
+    // A settle that is not one is refused before anything is sent.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+        .arg("run")
+        .arg(dir.path().join("flow.toml"))
+        .args(["--db", dir.path().join("db").to_str().unwrap()])
+        .env("MEND_SETTLE", "dammage")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("INVALID_ARGUMENT") && err.contains("MEND_SETTLE='dammage'"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -101,7 +115,7 @@ check = [{{ exists = {{ text = "查询", role = "button" }} }}]
 "#,
         crops.join("login.png").display()
     );
-    let s = run(dir.path(), &flow, Some("damage"));
+    let s = run(dir.path(), &flow, None);
     let login = &s["steps"][2];
     assert_eq!(login["strategy"], "exact", "{s}");
     let paint = &login["settled"]["painted"];
@@ -123,4 +137,35 @@ check = [{{ exists = {{ text = "查询", role = "button" }} }}]
         .map(|l| l["op"].as_str().unwrap_or("?").to_string())
         .collect();
     assert_eq!(ops, vec!["login"]);
+}
+
+#[test]
+fn without_damage_on_the_server_the_run_settles_on_fingerprints_and_says_so() {
+    let _d = Desktop::start_with(&["-extension", "DAMAGE"]).expect("desktop");
+    let app = App::start("zh", &[], "login").expect("practice app");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("flow.toml");
+    std::fs::write(
+        &f,
+        "version = 1\nname = \"settle\"\n[window]\ntitle = \"客户管理系统\"\n[[step]]\naction = \"click\"\ntarget = { text = \"用户登录\", role = \"text\" }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+        .arg("run")
+        .arg(&f)
+        .arg("--json")
+        .args(["--db", dir.path().join("db").to_str().unwrap()])
+        .env_remove("MEND_SETTLE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("settling on window fingerprints"), "{err}");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(s["steps"][0]["settled"].is_null(), "{s}");
+    assert!(
+        settle_ms(&s, 0) >= 250,
+        "a quiet period on fingerprints: {s}"
+    );
+    assert!(app.ledger().is_empty());
 }

@@ -65,8 +65,14 @@ impl Desktop {
     /// exits) is killed and started again, four starts at most. Fails only if that all takes longer than
     /// [`DESKTOP_START_BOUND`].
     pub fn start() -> Result<Desktop> {
+        Desktop::start_with(&[])
+    }
+
+    /// [`Desktop::start`] with more Xvfb arguments (e.g. `-extension DAMAGE`: a server
+    /// without it).
+    pub fn start_with(xvfb_args: &[&str]) -> Result<Desktop> {
         let deadline = Instant::now() + DESKTOP_START_BOUND;
-        let (mut xvfb, display) = start_xvfb(deadline)?;
+        let (mut xvfb, display) = start_xvfb(deadline, xvfb_args)?;
         let wm = match start_wm(&display, deadline, || openbox(&display)) {
             Ok(wm) => Arc::new(Mutex::new(wm)),
             Err(e) => {
@@ -149,7 +155,7 @@ fn stop(child: &mut Child) {
 /// once it accepts connections, so reading that number is waiting for its readiness; the read
 /// runs on a thread so that a server that never gets there fails at `deadline` instead of
 /// hanging the test.
-fn start_xvfb(deadline: Instant) -> Result<(Child, String)> {
+fn start_xvfb(deadline: Instant, more: &[&str]) -> Result<(Child, String)> {
     let mut xvfb = Command::new("Xvfb")
         .args([
             "-displayfd",
@@ -160,6 +166,7 @@ fn start_xvfb(deadline: Instant) -> Result<(Child, String)> {
             "-nolisten",
             "tcp",
         ])
+        .args(more)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -316,7 +323,7 @@ mod tests {
     #[test]
     fn a_window_manager_that_exits_at_start_is_started_again() {
         let deadline = Instant::now() + DESKTOP_START_BOUND;
-        let (mut xvfb, display) = start_xvfb(deadline).unwrap();
+        let (mut xvfb, display) = start_xvfb(deadline, &[]).unwrap();
         let spawns = Cell::new(0);
         let wm = start_wm(&display, deadline, || {
             spawns.set(spawns.get() + 1);
@@ -339,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_window_manager_that_never_comes_up_fails_by_the_deadline_and_is_killed() {
-        let (mut xvfb, display) = start_xvfb(Instant::now() + DESKTOP_START_BOUND).unwrap();
+        let (mut xvfb, display) = start_xvfb(Instant::now() + DESKTOP_START_BOUND, &[]).unwrap();
         let bound = Duration::from_secs(3);
         let deadline = Instant::now() + bound;
         let mut pids = Vec::new();
