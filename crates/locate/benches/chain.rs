@@ -12,8 +12,13 @@ use mend_vision::{find_control_boxes, find_template, Fingerprinter, SCALES};
 use std::path::PathBuf;
 
 fn shot(variant: &str) -> Frame {
+    shot_in("zh", variant)
+}
+
+fn shot_in(lang: &str, variant: &str) -> Frame {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/screenshots/zh")
+        .join("../../fixtures/screenshots")
+        .join(lang)
         .join(variant)
         .join("main.png");
     ImageFileCapture::open(&p)
@@ -93,7 +98,8 @@ fn bench(c: &mut Criterion) {
     let moved = shot("moved");
     let no_crop = Recorded::default();
     // Each case states the rung it exercises, and the bench checks it.
-    let cases: [(&str, &Frame, &Recorded, Strategy); 3] = [
+    let english = shot_in("en", "baseline");
+    let cases: [(&str, &Frame, &Recorded, Strategy); 4] = [
         (
             "chain/unchanged screen, exact rung",
             &base,
@@ -112,17 +118,33 @@ fn bench(c: &mut Criterion) {
             &no_crop,
             Strategy::FuzzyOcr,
         ),
+        (
+            "chain/English screen, semantic rung (the Chinese flow's 查询, no crop)",
+            &english,
+            &no_crop,
+            Strategy::Semantic,
+        ),
     ];
     for (name, frame, r, want) in cases {
-        let got = locator.locate(frame, &t, r).unwrap().strategy;
+        // On another language's screen the recorded box is no help either.
+        let t = if want == Strategy::Semantic {
+            Target {
+                recorded: None,
+                ..t.clone()
+            }
+        } else {
+            t.clone()
+        };
+        let t = &t;
+        let got = locator.locate(frame, t, r).unwrap().strategy;
         assert_eq!(got, want, "{name}");
         c.bench_function(&format!("{name}, warm"), |b| {
-            b.iter(|| locator.locate(frame, &t, r).unwrap())
+            b.iter(|| locator.locate(frame, t, r).unwrap())
         });
         c.bench_function(&format!("{name}, cold caches"), |b| {
             b.iter(|| {
                 locator.clear_caches();
-                locator.locate(frame, &t, r).unwrap()
+                locator.locate(frame, t, r).unwrap()
             })
         });
     }

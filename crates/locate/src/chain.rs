@@ -144,6 +144,15 @@ impl Locator {
             // pass; each text strip read again; the window read by quarters where it read none.
             for look in 0..3 {
                 if look == 1 {
+                    // A window whose whole reading holds no letter of the target's script (a
+                    // Chinese flow on an English screen) cannot hold its caption unread among
+                    // text it did read: the dearer looks would look for what is not there.
+                    // The meaning is asked first; nothing meant → the looks, as always.
+                    if speaks_another_script(text, &labels) {
+                        if let Some(c) = self.semantic(scene, target, text, &labels)? {
+                            return Ok(answer(Strategy::Semantic, c));
+                        }
+                    }
                     labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
                 }
                 if look == 2 {
@@ -159,36 +168,8 @@ impl Locator {
             }
 
             // 3. semantic: meaning, not spelling.
-            // The matcher sees whole captions, and never a line that holds unread text.
-            let others: Vec<&String> = self
-                .flow_names
-                .iter()
-                .filter(|n| label_match(n, text).is_none())
-                .collect();
-            let seen: Vec<SeenLabel> = labels
-                .iter()
-                .filter(|l| !too_wide(l))
-                .map(|l| SeenLabel {
-                    text: caption(&labels, l),
-                    ..l.clone()
-                })
-                .filter(|l| !others.iter().any(|n| label_match(n, &l.text).is_some()))
-                .collect();
-            // A field's label is the label of a field: a text with no field beside it (a
-            // list's column header 名称 above the file list, beside the label 名称(N): of the
-            // name field) is no answer, so it cannot make the label ambiguous.
-            let seen: Vec<SeenLabel> = if target.role == Role::Field {
-                seen.into_iter()
-                    .filter(|l| resolve(scene, &mut self.ocr, l, Role::Field, 0.0).is_some())
-                    .collect()
-            } else {
-                seen
-            };
-            if let Some((i, conf)) = self.semantic.choose(target, &seen).map_err(ocr_err)? {
-                if let Some(mut c) = resolve(scene, &mut self.ocr, &seen[i], target.role, conf) {
-                    c.score = conf;
-                    return Ok(answer(Strategy::Semantic, c));
-                }
+            if let Some(c) = self.semantic(scene, target, text, &labels)? {
+                return Ok(answer(Strategy::Semantic, c));
             }
         }
 
@@ -297,6 +278,50 @@ impl Locator {
         ))
     }
 
+    /// The semantic rung over `labels`: the control the matcher means, resolved to its box.
+    /// The matcher sees whole captions, and never a line that holds unread text.
+    fn semantic(
+        &mut self,
+        scene: &mut Scene,
+        target: &Target,
+        text: &str,
+        labels: &[SeenLabel],
+    ) -> Result<Option<Candidate>, Refusal> {
+        let others: Vec<&String> = self
+            .flow_names
+            .iter()
+            .filter(|n| label_match(n, text).is_none())
+            .collect();
+        let seen: Vec<SeenLabel> = labels
+            .iter()
+            .filter(|l| !too_wide(l))
+            .map(|l| SeenLabel {
+                text: caption(labels, l),
+                ..l.clone()
+            })
+            .filter(|l| !others.iter().any(|n| label_match(n, &l.text).is_some()))
+            .collect();
+        // A field's label is the label of a field: a text with no field beside it (a list's
+        // column header 名称 above the file list, beside the label 名称(N): of the name field)
+        // is no answer, so it cannot make the label ambiguous.
+        let seen: Vec<SeenLabel> = if target.role == Role::Field {
+            seen.into_iter()
+                .filter(|l| resolve(scene, &mut self.ocr, l, Role::Field, 0.0).is_some())
+                .collect()
+        } else {
+            seen
+        };
+        let chosen = self.semantic.choose(target, &seen).map_err(|e| Refusal {
+            error: e,
+            candidates: vec![],
+        })?;
+        Ok(chosen.and_then(|(i, conf)| {
+            let mut c = resolve(scene, &mut self.ocr, &seen[i], target.role, conf)?;
+            c.score = conf;
+            Some(c)
+        }))
+    }
+
     fn exact(
         &mut self,
         scene: &mut Scene,
@@ -383,6 +408,21 @@ const PIXELS_MIN: f32 = 0.93;
 /// The same for a crop matched at another scale (a DPI change): resampling both sides costs
 /// correlation (a key at 150 % scores 0.88), so a little less is asked.
 const PIXELS_MIN_SCALED: f32 = 0.85;
+
+/// Whether nothing read on the window is written in the target's script: a target with an
+/// ideograph on a window whose reading holds none, a Latin one on a window whose reading holds
+/// no Latin letter. A target of digits and signs has no script.
+fn speaks_another_script(text: &str, labels: &[SeenLabel]) -> bool {
+    let latin = |c: char| c.is_ascii_alphabetic();
+    let script: fn(char) -> bool = if text.chars().any(is_ideograph) {
+        is_ideograph
+    } else if text.chars().any(latin) {
+        |c: char| c.is_ascii_alphabetic()
+    } else {
+        return false;
+    };
+    !labels.is_empty() && !labels.iter().any(|l| l.text.chars().any(script))
+}
 
 fn pixels_min(scale: f32) -> f32 {
     if scale == 1.0 {
@@ -853,5 +893,36 @@ mod tests {
             decide(vec![c(0, 0.9), c(2, 1.0)], None),
             Decision::Winner(w) if w.score == 1.0
         ));
+    }
+
+    #[test]
+    fn only_a_window_with_none_of_the_targets_script_is_asked_its_meaning_first() {
+        let seen = |texts: &[&str]| -> Vec<SeenLabel> {
+            texts
+                .iter()
+                .map(|t| SeenLabel {
+                    text: t.to_string(),
+                    line: Rect::new(0, 0, 40, 12),
+                    control: None,
+                    conf: 90.0,
+                })
+                .collect()
+        };
+        let english = seen(&["Customer ID", "Name", "Save", "2024-01-05"]);
+        assert!(speaks_another_script("客户编号", &english));
+        // One ideograph read anywhere: the caption may be there, unread; the looks go on.
+        assert!(!speaks_another_script(
+            "客户编号",
+            &seen(&["Customer ID", "张三"])
+        ));
+        assert!(!speaks_another_script("Save As", &english));
+        assert!(speaks_another_script(
+            "Save As",
+            &seen(&["另存为", "名称：", "123"])
+        ));
+        assert!(!speaks_another_script("Save As", &seen(&["另存为", "(S)"])));
+        // Digits have no script; a window that read nothing tells nothing.
+        assert!(!speaks_another_script("1234", &english));
+        assert!(!speaks_another_script("客户编号", &[]));
     }
 }
