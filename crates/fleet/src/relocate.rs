@@ -15,7 +15,7 @@
 //! `KEY@SEAT#ATTEMPT` for the audit, its open request is closed, and the item is `pending` for
 //! the new seat (or any seat), queued again — all in one transaction under the item's row lock.
 
-use crate::{db_err, queue::enqueue, Fleet};
+use crate::{db_err, queue::enqueue, worker::seat_holder, Fleet};
 use mend_model::{ErrorCode, MendError, Risk};
 use mend_runner::takeover::{Takeover, TAKEOVERS};
 use mend_runner::LoadedFlow;
@@ -145,12 +145,7 @@ impl Fleet {
                 .map_err(db_err)?
                 .get(0);
             if !free {
-                let holder = tx
-                    .query_opt("SELECT pid, host FROM mend.workers WHERE seat = $1", &[&from])
-                    .await
-                    .map_err(db_err)?
-                    .map(|r| format!("pid {} on {}", r.get::<_, i32>(0), r.get::<_, String>(1)))
-                    .unwrap_or_else(|| "a live worker".into());
+                let holder = seat_holder(&*tx, &from).await?;
                 return Err(MendError::new(
                     ErrorCode::SeatInUse,
                     format!(

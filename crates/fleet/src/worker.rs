@@ -409,6 +409,21 @@ impl Inner {
     }
 }
 
+/// Who holds `seat`, as its worker last said ("pid N on HOST"), for a refusal's message.
+pub(crate) async fn seat_holder(
+    c: &impl tokio_postgres::GenericClient,
+    seat: &str,
+) -> Result<String, MendError> {
+    Ok(c.query_opt(
+        "SELECT pid, host FROM mend.workers WHERE seat = $1",
+        &[&seat],
+    )
+    .await
+    .map_err(db_err)?
+    .map(|r| format!("pid {} on {}", r.get::<_, i32>(0), r.get::<_, String>(1)))
+    .unwrap_or_else(|| "a live worker".into()))
+}
+
 /// Run a worker until SIGTERM/SIGINT (exit cleanly after the job in hand) or until the
 /// database is lost (the process exits 1).
 pub fn run_worker(fleet: &Fleet, opts: WorkerOpts, exec: Arc<dyn Exec>) -> Result<(), MendError> {
@@ -457,15 +472,7 @@ pub fn run_worker(fleet: &Fleet, opts: WorkerOpts, exec: Arc<dyn Exec>) -> Resul
             .map_err(db_err)?
             .get(0);
         if !got {
-            let holder = client
-                .query_opt(
-                    "SELECT pid, host FROM mend.workers WHERE seat = $1",
-                    &[&seat],
-                )
-                .await
-                .map_err(db_err)?
-                .map(|r| format!("pid {} on {}", r.get::<_, i32>(0), r.get::<_, String>(1)))
-                .unwrap_or_else(|| "another worker".into());
+            let holder = seat_holder(&client, &seat).await?;
             return Err(MendError::new(
                 ErrorCode::SeatInUse,
                 format!("seat {seat} is held by {holder}; one worker per desktop"),

@@ -12,6 +12,16 @@ fn connect(pg: &Postgres) -> Fleet {
     Fleet::connect(&pg.url(), Duration::from_secs(30)).unwrap()
 }
 
+/// One statement through `psql`, which must succeed; its output, trimmed.
+fn psql(pg: &Postgres, sql: &str) -> String {
+    let out = std::process::Command::new("psql")
+        .args(["-d", &pg.url(), "-tAc", sql])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 fn spec(name: &str) -> WorkSpec {
     WorkSpec {
         flow_path: "/flows/f.toml".into(),
@@ -44,17 +54,11 @@ fn a_stale_attempt_can_never_write_and_the_current_one_can() {
     let fleet = connect(&pg);
     let key = fleet.add(&[spec("a")]).unwrap().keys[0].clone();
     // Lease it twice, as a worker and then its successor would (what `lease` does).
-    let exec = |sql: &str| {
-        std::process::Command::new("psql")
-            .args(["-d", &pg.url(), "-tAc", sql])
-            .output()
-            .unwrap()
-    };
     let lease = |n| {
-        let out = exec(&format!(
-            "UPDATE mend.work SET status = 'running', attempt = {n} WHERE key = '{key}'"
-        ));
-        assert!(out.status.success(), "{out:?}");
+        psql(
+            &pg,
+            &format!("UPDATE mend.work SET status = 'running', attempt = {n} WHERE key = '{key}'"),
+        );
     };
     lease(1);
     let first = fleet.store(Some(Fence {
@@ -167,14 +171,7 @@ fn request(id: &str, run: &str, code: ErrorCode) -> Takeover {
 fn an_answer_is_recorded_once_for_a_paused_job_and_queues_it_again_for_its_seat() {
     let pg = Postgres::start().unwrap();
     let fleet = connect(&pg);
-    let psql = |sql: &str| {
-        let out = std::process::Command::new("psql")
-            .args(["-d", &pg.url(), "-tAc", sql])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let psql = |sql: &str| psql(&pg, sql);
     let key = fleet.add(&[spec("a")]).unwrap().keys[0].clone();
     // A worker on seat s1 runs it and the run pauses: its request is written under its lease.
     psql(&format!(
@@ -301,14 +298,7 @@ fn a_job_whose_seat_is_gone_moves_to_another_seat_only_when_nothing_it_did_may_h
     let dir = tempfile::tempdir().unwrap();
     let flow = dir.path().join("saves.toml");
     std::fs::write(&flow, SAVES).unwrap();
-    let psql = |sql: &str| {
-        let out = std::process::Command::new("psql")
-            .args(["-d", &pg.url(), "-tAc", sql])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let psql = |sql: &str| psql(&pg, sql);
     let item = |name: &str| {
         let mut s = spec(name);
         s.flow_path = flow.display().to_string();
