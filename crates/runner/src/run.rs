@@ -212,9 +212,6 @@ pub struct Runner<'a> {
     /// own reading time is not the application's slowness, and a loaded machine must not open
     /// the breaker on steps that passed.
     app_wait_ms: u64,
-    /// When the last click (or drag) was sent (clock ms): the next is kept `CLICKS_APART_MS`
-    /// from it.
-    last_click_ms: Option<u64>,
 }
 
 pub const BREAKERS: &str = "breakers";
@@ -229,13 +226,6 @@ const FILLED_WAIT_MS: u64 = 2000;
 /// How long a step waits for the focus to land somewhere when no window has it (the window
 /// manager between a closing window and a mapping one), polling every [`FOCUS_POLL_MS`].
 const FOCUS_LAND_MS: u64 = 1500;
-/// Two clicks are never sent closer together than this. A GTK (and GTK-like) menu opened by a
-/// click takes the first release within 500 ms of that press for the end of the opening press
-/// (`MENU_SHELL_TIMEOUT`): an item clicked sooner is not activated, the menu stays open and the
-/// step's effect never comes (the GTK Save As replay caught it once steps settled on damage
-/// events). Win32's double-click time is 500 ms too, GTK's 400: two single clicks sooner
-/// could be one double click.
-const CLICKS_APART_MS: u64 = 500;
 const FOCUS_POLL_MS: u64 = 100;
 
 /// How many times the same action may hit the same control on the same screen in one row.
@@ -273,7 +263,6 @@ impl<'a> Runner<'a> {
             run_id: String::new(),
             last_failure: None,
             app_wait_ms: 0,
-            last_click_ms: None,
             rows: 1,
         }
     }

@@ -374,21 +374,7 @@ impl Runner<'_> {
     }
 
     pub(super) fn send(&mut self, a: &Input_) -> Result<(), MendError> {
-        let r = self.input.perform(a);
-        if matches!(a, Input_::Click { .. } | Input_::Drag { .. }) {
-            self.last_click_ms = Some(self.clock.now_ms());
-        }
-        r
-    }
-
-    /// Wait until `CLICKS_APART_MS` have passed since the last click.
-    pub(super) fn space_click(&mut self) {
-        if let Some(t) = self.last_click_ms {
-            let since = self.clock.now_ms().saturating_sub(t);
-            if since < CLICKS_APART_MS {
-                self.clock.sleep_ms(CLICKS_APART_MS - since);
-            }
-        }
+        self.input.perform(a)
     }
 
     /// Locate a target, waiting (and dismissing interrupts) while it is not there yet.
@@ -453,12 +439,6 @@ impl Runner<'_> {
         let mut unfocused_ms = 0;
         loop {
             let (frame, located) = self.locate_wait(lf, spec, vars, timeout)?;
-            // Kept apart from the click before, here and not after the guard: the guard
-            // below reads the live foreground, so nothing can slip in between it and the
-            // input; the wait is no different from a slower locate.
-            if sends_a_click(what) {
-                self.space_click();
-            }
             match self.check_guard(lf, &frame) {
                 Ok(()) => {
                     let h = self.note_action(row, what, located.screen_box, &frame)?;
@@ -804,15 +784,6 @@ impl Runner<'_> {
 
 /// How long a menu bar's title has to show its menu before it is clicked again.
 const MENU_WAIT_MS: u64 = 1500;
-
-/// Whether a step of this action (by its name) starts its input with a click: a type clicks
-/// its field first, a check its box, a drag presses.
-fn sends_a_click(what: &str) -> bool {
-    matches!(
-        what,
-        "click" | "double_click" | "right_click" | "type" | "check" | "uncheck" | "drag"
-    )
-}
 
 /// A plain click on a menu title in the window's menu bar: a `menu` target in the top two text
 /// heights of the window's client area (a popup's items hang below the bar), reading only.
