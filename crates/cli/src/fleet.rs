@@ -230,9 +230,7 @@ struct LiveExec {
 impl Exec for LiveExec {
     fn run(&self, job: &Job, store: &Store) -> Result<Summary, MendError> {
         let s = &job.spec;
-        let mut columns: Vec<String> = s.vars.keys().cloned().collect();
-        columns.extend(s.row.keys().cloned());
-        let lf = LoadedFlow::load(std::path::Path::new(&s.flow_path), &columns)?;
+        let lf = LoadedFlow::load(std::path::Path::new(&s.flow_path), &s.columns())?;
         let mut on = progress_to(None);
         let mut opts = Options::new(self.runs.clone());
         opts.budget = self.budget;

@@ -19,6 +19,12 @@ pub struct WorkSpec {
 }
 
 impl WorkSpec {
+    /// The names a run of it can use: its variables, then its row's columns (what the flow is
+    /// validated against).
+    pub fn columns(&self) -> Vec<String> {
+        self.vars.keys().chain(self.row.keys()).cloned().collect()
+    }
+
     /// The idempotency key: a 128-bit FNV-1a of the flow path, the variables and the row
     /// (stable across versions and machines, unlike std's hasher). It is also the run's id.
     pub fn key(&self) -> String {

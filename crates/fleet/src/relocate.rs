@@ -92,16 +92,9 @@ impl Fleet {
     ) -> Result<Moved, MendError> {
         let item = self.item(job)?;
         let journal = self.store(None).journal(job)?;
-        let columns: Vec<String> = item
-            .spec
-            .vars
-            .keys()
-            .chain(item.spec.row.keys())
-            .cloned()
-            .collect();
         let acted = committing_steps(
             &journal,
-            LoadedFlow::load(Path::new(&item.spec.flow_path), &columns),
+            LoadedFlow::load(Path::new(&item.spec.flow_path), &item.spec.columns()),
         );
         let invalid = |m: String| MendError::new(ErrorCode::InvalidArgument, m);
         self.block_on(async {

@@ -413,11 +413,11 @@ const PIXELS_MIN_SCALED: f32 = 0.85;
 /// ideograph on a window whose reading holds none, a Latin one on a window whose reading holds
 /// no Latin letter. A target of digits and signs has no script.
 fn speaks_another_script(text: &str, labels: &[SeenLabel]) -> bool {
-    let latin = |c: char| c.is_ascii_alphabetic();
-    let script: fn(char) -> bool = if text.chars().any(is_ideograph) {
+    let latin: fn(char) -> bool = |c| c.is_ascii_alphabetic();
+    let script = if text.chars().any(is_ideograph) {
         is_ideograph
     } else if text.chars().any(latin) {
-        |c: char| c.is_ascii_alphabetic()
+        latin
     } else {
         return false;
     };
