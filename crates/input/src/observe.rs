@@ -32,6 +32,15 @@ pub enum Observed {
     },
 }
 
+impl Observed {
+    /// The moment it reached us.
+    pub fn at(&self) -> Instant {
+        match self {
+            Observed::Press { at, .. } | Observed::Key { at, .. } => *at,
+        }
+    }
+}
+
 /// A running observation; `stop` ends it (the receiver then closes).
 pub struct Observer {
     ctrl: RustConnection,

@@ -114,10 +114,18 @@ pub fn teach(
     let capture = XcapCapture;
     let main = capture.find_window(&WindowQuery::title(&opts.window)?)?;
     let ring: Ring = Arc::new(Mutex::new(VecDeque::new()));
+    // Up to when input has been described: frames are kept RING_KEEP before it, so a press
+    // that waits its turn behind a slow description still finds the frame taken before it.
+    let described = Arc::new(Mutex::new(Instant::now()));
     let watching = Arc::new(AtomicBool::new(true));
     let watcher = {
-        let (ring, watching, main_id, skip) =
-            (ring.clone(), watching.clone(), main.id, opts.skip_pid);
+        let (ring, watching, main_id, skip, described) = (
+            ring.clone(),
+            watching.clone(),
+            main.id,
+            opts.skip_pid,
+            described.clone(),
+        );
         std::thread::spawn(move || {
             let capture = XcapCapture;
             while watching.load(Ordering::SeqCst) {
@@ -131,9 +139,7 @@ pub fn teach(
                     if let Ok(f) = capture.capture_window(id) {
                         let mut r = ring.lock().unwrap();
                         r.push_back((Instant::now(), f));
-                        while r.front().is_some_and(|(t, _)| t.elapsed() > RING_KEEP) {
-                            r.pop_front();
-                        }
+                        prune(&mut r, *described.lock().unwrap());
                     }
                 }
                 std::thread::sleep(RING_EVERY);
@@ -156,8 +162,14 @@ pub fn teach(
             }
             match events.recv_timeout(Duration::from_millis(100)) {
                 Ok(ev) if is_stop_chord(&ev) => break Stopped::Chord,
-                Ok(ev) => t.on_or_note(ev),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => t.idle(),
+                Ok(ev) => {
+                    *described.lock().unwrap() = ev.at();
+                    t.on_or_note(ev)
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    *described.lock().unwrap() = Instant::now();
+                    t.idle()
+                }
                 Err(_) => break Stopped::InputEnded,
             }
             shown.tell(t.steps(), t.notes(), on);
@@ -177,6 +189,17 @@ pub fn teach(
     watching.store(false, Ordering::SeqCst);
     let _ = watcher.join();
     result
+}
+
+/// Drop the frames taken more than RING_KEEP before `described` (the time of the last input
+/// described, or now when none waits): a frame a waiting press may need is never dropped.
+fn prune<T>(ring: &mut VecDeque<(Instant, T)>, described: Instant) {
+    while ring
+        .front()
+        .is_some_and(|(t, _)| described.saturating_duration_since(*t) > RING_KEEP)
+    {
+        ring.pop_front();
+    }
 }
 
 /// What the caller has been told so far: each step as last sent, and how many notes.
@@ -213,6 +236,20 @@ impl Shown {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_a_waiting_press_needs_is_kept_however_late_it_is_described() {
+        let now = Instant::now();
+        let ago = |ms: u64| now - Duration::from_millis(ms);
+        let mut ring: VecDeque<(Instant, u32)> =
+            [(ago(9000), 0), (ago(6000), 1), (ago(5000), 2), (ago(10), 3)].into();
+        // Described up to a press 5.5 s ago: the frames 3 s before it stay.
+        prune(&mut ring, ago(5500));
+        assert_eq!(ring.iter().map(|(_, f)| *f).collect::<Vec<_>>(), [1, 2, 3]);
+        // Nothing waits: only the last 3 s stay.
+        prune(&mut ring, now);
+        assert_eq!(ring.iter().map(|(_, f)| *f).collect::<Vec<_>>(), [3]);
+    }
 
     fn key(keysym: u32, shift: bool, ctrl: bool, alt: bool) -> Observed {
         Observed::Key {
