@@ -148,6 +148,35 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // A step later on the same English window: a customer id typed into its field (a fresh
+    // change each time, so no reading of these exact pixels is cached), the window's last
+    // reading kept. The semantic rung reads only the changed part again.
+    let semantic_t = Target {
+        recorded: None,
+        ..t.clone()
+    };
+    let typed = |n: u64| {
+        let mut f = english.clone();
+        let cell = image::imageops::crop_imm(&english.image, 46, 178, 40, 18).to_image();
+        image::imageops::replace(&mut f.image, &cell, 166 + (n % 140) as i64, 70);
+        f.info.id = u64::MAX / 2 + n;
+        f
+    };
+    locator.clear_caches();
+    locator.locate(&english, &semantic_t, &no_crop).unwrap();
+    let mut n = 0;
+    c.bench_function(
+        "chain/English screen, semantic rung, a field typed since the last read (read in part)",
+        |b| {
+            b.iter(|| {
+                n += 1;
+                let f = typed(n);
+                let got = locator.locate(&f, &semantic_t, &no_crop).unwrap();
+                assert_eq!(got.strategy, Strategy::Semantic);
+                got
+            })
+        },
+    );
     let mut scene_ocr = OcrEngine::new("chi_sim+eng").unwrap();
     c.bench_function(
         "scene/window labels cold (whole window + each control)",

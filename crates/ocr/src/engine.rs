@@ -1,3 +1,4 @@
+use crate::delta::{self, Page};
 use crate::{join_lines, parse_tsv_with, prepare, prepare_glyphs, Line, Word};
 use image::RgbaImage;
 use mend_model::{ErrorCode, MendError, Rect};
@@ -41,6 +42,8 @@ pub struct GlyphRead {
 }
 
 const CACHE_CAP: usize = 512;
+/// Pages kept for reading only what changed: a window at two upscales and a popup or two.
+const PAGES: usize = 4;
 
 /// One warm Tesseract engine plus a bounded cache keyed by the exact pixels read.
 pub struct OcrEngine {
@@ -48,8 +51,10 @@ pub struct OcrEngine {
     tess: Option<Tesseract>,
     cache: HashMap<u64, Vec<Word>>,
     order: VecDeque<u64>,
+    pages: VecDeque<Page>,
     hits: u64,
     misses: u64,
+    partial: u64,
 }
 
 fn ocr_err(msg: impl Into<String>) -> MendError {
@@ -64,8 +69,10 @@ impl OcrEngine {
             tess: None,
             cache: HashMap::new(),
             order: VecDeque::new(),
+            pages: VecDeque::new(),
             hits: 0,
             misses: 0,
+            partial: 0,
         };
         e.tess = Some(e.init()?);
         Ok(e)
@@ -92,9 +99,15 @@ impl OcrEngine {
         (self.hits, self.misses)
     }
 
+    /// How many misses were served by reading only the changed parts of a page.
+    pub fn partial_reads(&self) -> u64 {
+        self.partial
+    }
+
     pub fn clear_cache(&mut self) {
         self.cache.clear();
         self.order.clear();
+        self.pages.clear();
     }
 
     /// Read the words in `region` of `img`; boxes come back in `img`'s pixels.
@@ -114,10 +127,7 @@ impl OcrEngine {
             ws.clone()
         } else {
             self.misses += 1;
-            let Some((prepared, _)) = prepare(img, r, opts.scale) else {
-                return Ok(Vec::new());
-            };
-            let ws = self.recognize_with(&prepared, opts, false)?;
+            let ws = self.read_changed(img, r, opts)?;
             self.remember(key, ws.clone());
             ws
         };
@@ -212,6 +222,81 @@ impl OcrEngine {
                 w
             })
             .collect())
+    }
+
+    /// Read `r` of `img` on a cache miss: for a large region read before at these settings,
+    /// only the parts that changed (see `delta`), else the whole region. Words come back in the
+    /// cached form: upscaled, relative to `r`, unfiltered.
+    fn read_changed(
+        &mut self,
+        img: &RgbaImage,
+        r: Rect,
+        opts: OcrOptions,
+    ) -> Result<Vec<Word>, MendError> {
+        let how = (opts.scale.max(1), opts.psm);
+        let s = how.0 as i32;
+        if r.area() < delta::MIN_AREA {
+            return self.read_whole(img, r, opts);
+        }
+        let pixels = image::imageops::crop_imm(img, r.x as u32, r.y as u32, r.w as u32, r.h as u32)
+            .to_image();
+        let page = self
+            .pages
+            .iter()
+            .position(|p| p.serves(r, how))
+            .and_then(|i| self.pages.remove(i));
+        let parts = page.as_ref().and_then(|p| {
+            let words: Vec<Rect> = p
+                .words
+                .iter()
+                .map(|w| w.rect.scale(1.0 / s as f64))
+                .collect();
+            delta::parts_to_read(&p.pixels, &pixels, &words)
+        });
+        let words = match (page, parts) {
+            (Some(page), Some(parts)) => {
+                self.partial += 1;
+                let mut words: Vec<Word> = page
+                    .words
+                    .into_iter()
+                    .filter(|w| {
+                        let at = w.rect.scale(1.0 / s as f64);
+                        !parts.iter().any(|p| p.intersect(&at).is_some())
+                    })
+                    .collect();
+                for p in &parts {
+                    let part = p.translate(r.x, r.y);
+                    for mut w in self.read_whole(img, part, opts)? {
+                        w.rect = w.rect.translate(p.x * s, p.y * s);
+                        words.push(w);
+                    }
+                }
+                words
+            }
+            _ => self.read_whole(img, r, opts)?,
+        };
+        if self.pages.len() >= PAGES {
+            self.pages.pop_front();
+        }
+        self.pages.push_back(Page {
+            region: r,
+            how,
+            pixels,
+            words: words.clone(),
+        });
+        Ok(words)
+    }
+
+    fn read_whole(
+        &mut self,
+        img: &RgbaImage,
+        r: Rect,
+        opts: OcrOptions,
+    ) -> Result<Vec<Word>, MendError> {
+        match prepare(img, r, opts.scale) {
+            Some((prepared, _)) => self.recognize_with(&prepared, opts, false),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn remember(&mut self, key: u64, ws: Vec<Word>) {

@@ -5,13 +5,15 @@
 //! (96 dpi × the upscale factor), crops upscaled before reading (small bitmap fonts and single
 //! characters only read cleanly at 2–3×), dark themes inverted to dark-on-light. The engine is
 //! created once and kept warm (init costs 50–120 ms), and results are cached by a hash of the
-//! exact pixels read, so an unchanged region is never read twice.
+//! exact pixels read, so an unchanged region is never read twice; a large region read again
+//! after a change (a window after a step) is read only where it changed (`delta`).
 //!
 //! A caption of one or two glyphs (a calculator key) is read on its own ([`OcrEngine::read_glyphs`]):
 //! cut to its ink, on a clean margin, smoothly upscaled, as a single character (PSM 10) or a
 //! single word (PSM 8), punctuation kept. Read in a line or a page, such glyphs vanish or turn
 //! into words.
 
+mod delta;
 mod engine;
 mod lines;
 mod prep;
