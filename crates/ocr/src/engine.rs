@@ -245,24 +245,25 @@ impl OcrEngine {
             .iter()
             .position(|p| p.serves(r, how))
             .and_then(|i| self.pages.remove(i));
-        let parts = page.as_ref().and_then(|p| {
-            let words: Vec<Rect> = p
-                .words
+        // The page's words in region pixels, once for finding the parts and keeping the rest.
+        let at: Vec<Rect> = page.as_ref().map_or_else(Vec::new, |p| {
+            p.words
                 .iter()
                 .map(|w| w.rect.scale(1.0 / s as f64))
-                .collect();
-            delta::parts_to_read(&p.pixels, &pixels, &words)
+                .collect()
         });
+        let parts = page
+            .as_ref()
+            .and_then(|p| delta::parts_to_read(&p.pixels, &pixels, &at));
         let words = match (page, parts) {
             (Some(page), Some(parts)) => {
                 self.partial += 1;
                 let mut words: Vec<Word> = page
                     .words
                     .into_iter()
-                    .filter(|w| {
-                        let at = w.rect.scale(1.0 / s as f64);
-                        !parts.iter().any(|p| p.intersect(&at).is_some())
-                    })
+                    .zip(&at)
+                    .filter(|(_, a)| !parts.iter().any(|p| p.intersect(a).is_some()))
+                    .map(|(w, _)| w)
                     .collect();
                 for p in &parts {
                     let part = p.translate(r.x, r.y);
