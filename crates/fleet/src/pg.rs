@@ -62,11 +62,15 @@ impl PgBackend {
     }
 }
 
+/// A record written or replaced (`Backend::put`; a job moved to another seat, relocate.rs).
+pub(crate) const UPSERT_RECORD: &str =
+    "INSERT INTO mend.records (tbl, key, body) VALUES ($1, $2, $3)
+     ON CONFLICT (tbl, key) DO UPDATE SET body = EXCLUDED.body";
+
 impl Backend for PgBackend {
     fn put(&self, table: &str, key: &str, record: Vec<u8>) -> Result<(), MendError> {
         self.write(
-            "INSERT INTO mend.records (tbl, key, body) VALUES ($1, $2, $3)
-             ON CONFLICT (tbl, key) DO UPDATE SET body = EXCLUDED.body RETURNING 0::bigint",
+            &format!("{UPSERT_RECORD} RETURNING 0::bigint"),
             &[&table, &key, &record],
         )?;
         Ok(())

@@ -232,12 +232,8 @@ async fn put(
     key: &str,
     body: Vec<u8>,
 ) -> Result<(), MendError> {
-    tx.execute(
-        "INSERT INTO mend.records (tbl, key, body) VALUES ($1, $2, $3)
-         ON CONFLICT (tbl, key) DO UPDATE SET body = EXCLUDED.body",
-        &[&table, &key, &body],
-    )
-    .await
-    .map_err(db_err)?;
+    tx.execute(crate::pg::UPSERT_RECORD, &[&table, &key, &body])
+        .await
+        .map_err(db_err)?;
     Ok(())
 }
