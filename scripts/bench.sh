@@ -79,6 +79,8 @@ if ((harness)); then
         "${write[@]}" "${pass[@]}"
 fi
 if ((criterion)); then
-    say "criterion micro-benchmarks (mend-locate, bench chain)"
+    say "criterion micro-benchmarks (mend-locate chain, mend-runner settle, mend-input typing)"
     cargo bench -p mend-locate --bench chain
+    cargo bench -p mend-runner --bench settle
+    cargo bench -p mend-input --bench typing
 fi

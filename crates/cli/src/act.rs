@@ -78,9 +78,7 @@ pub fn run_type(a: TypeArgs) -> Result<ExitCode, MendError> {
         }
     }
     // Each key only while that window has the focus (checked atomically with the send).
-    for c in a.input.chars() {
-        input.type_into(window, c)?;
-    }
+    input.type_text_into(window, &a.input).map_err(|(_, e)| e)?;
     report(&l, "typed into");
     Ok(ExitCode::SUCCESS)
 }

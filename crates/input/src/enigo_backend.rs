@@ -78,6 +78,10 @@ impl Input for EnigoInput {
         self.x11()?.type_into(window, c)
     }
 
+    fn type_text_into(&mut self, window: u32, text: &str) -> Result<(), (usize, MendError)> {
+        self.x11().map_err(|e| (0, e))?.type_all(window, text)
+    }
+
     fn activate(&mut self, window: u32) -> Result<(), MendError> {
         self.x11()?.activate(window)
     }

@@ -26,6 +26,17 @@ pub trait Input {
     /// sent — atomically, not check-then-send. `WINDOW_BLOCKED` (nothing sent) otherwise.
     fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError>;
 
+    /// Type `text` into `window` with the same promise as [`Input::type_into`] for every key;
+    /// on a stop, how many characters were sent before it. One character at a time unless a
+    /// backend can check once for several keys atomically (the live one: a batch under one
+    /// server grab).
+    fn type_text_into(&mut self, window: u32, text: &str) -> Result<(), (usize, MendError)> {
+        for (n, c) in text.chars().enumerate() {
+            self.type_into(window, c).map_err(|e| (n, e))?;
+        }
+        Ok(())
+    }
+
     /// Ask for `window` to come to the front (the run's own application, once, at the start).
     /// Whether it did is for the guard to see; backends that cannot, do nothing.
     fn activate(&mut self, _window: u32) -> Result<(), MendError> {

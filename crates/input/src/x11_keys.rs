@@ -344,6 +344,58 @@ impl X11Keys {
     /// at the moment the key is generated. `WINDOW_BLOCKED` otherwise, with nothing sent.
     pub fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
         let (code, shifted, rebound) = self.code_for(keysym(c))?;
+        self.keys_under_grab(window, &[(code, shifted)])?;
+        if rebound {
+            // The application reads the new binding when it handles the key; give it that
+            // moment before the spare keycode is bound to the next character.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Type `text` into `window`, a batch of up to [`BATCH`] characters under one server grab
+    /// with one focus check: while the server is grabbed no other client runs, so no window can
+    /// take the focus between the check and the batch's last key, exactly as between the check
+    /// and one key. A character the keymap lacks is bound first, outside any grab, and typed
+    /// alone ([`X11Keys::type_into`]). On a stop: how many characters went out before it.
+    pub fn type_all(&mut self, window: u32, text: &str) -> Result<(), (usize, MendError)> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut n = 0;
+        while n < chars.len() {
+            let mut keys = Vec::new();
+            while keys.len() < BATCH {
+                let Some(&c) = chars.get(n + keys.len()) else {
+                    break;
+                };
+                match self.bound_code(keysym(c)) {
+                    Some(k) => keys.push(k),
+                    None => break,
+                }
+            }
+            if keys.is_empty() {
+                self.type_into(window, chars[n]).map_err(|e| (n, e))?;
+                n += 1;
+            } else {
+                self.keys_under_grab(window, &keys).map_err(|e| (n, e))?;
+                n += keys.len();
+            }
+        }
+        Ok(())
+    }
+
+    /// The keycode (and shift) of a keysym the keymap has now, without binding anything.
+    fn bound_code(&self, sym: u32) -> Option<(u8, bool)> {
+        self.find(sym).or_else(|| {
+            self.bound
+                .iter()
+                .find(|(s, _)| *s == sym)
+                .map(|&(_, code)| (code, false))
+        })
+    }
+
+    /// Press and release `keys` in order, the server grabbed from the focus check to the last
+    /// release: all of them reach `window`, or none is sent (`WINDOW_BLOCKED`).
+    fn keys_under_grab(&mut self, window: u32, keys: &[(u8, bool)]) -> Result<(), MendError> {
         self.conn.grab_server().map_err(x_err)?;
         let sent = (|| {
             let focus = self
@@ -359,25 +411,28 @@ impl X11Keys {
                     "the keyboard focus left the window; the key was not sent",
                 ));
             }
-            if shifted {
-                self.fake(KEY_PRESS, self.shift)?;
-            }
-            self.fake(KEY_PRESS, code)?;
-            self.note_press(code);
-            self.fake(KEY_RELEASE, code)?;
-            if shifted {
-                self.fake(KEY_RELEASE, self.shift)?;
+            for &(code, shifted) in keys {
+                if shifted {
+                    self.fake(KEY_PRESS, self.shift)?;
+                }
+                self.fake(KEY_PRESS, code)?;
+                self.note_press(code);
+                self.fake(KEY_RELEASE, code)?;
+                if shifted {
+                    self.fake(KEY_RELEASE, self.shift)?;
+                }
             }
             Ok(())
         })();
         let ungrab = self.conn.ungrab_server().map_err(x_err);
         self.conn.sync().map_err(x_err)?;
         ungrab?;
-        if rebound {
-            // The application reads the new binding when it handles the key; give it that
-            // moment before the spare keycode is bound to the next character.
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
         sent
     }
 }
+
+/// Characters typed under one server grab ([`X11Keys::type_all`]). The grab holds every other
+/// client for as long as the batch takes to generate (4 requests a character, pipelined, one
+/// round trip for the focus check and one for the sync): short enough that no application
+/// notices, long enough that a text's round trips are paid once per batch, not per character.
+pub const BATCH: usize = 32;
