@@ -19,25 +19,23 @@ use x11rb::protocol::xproto::{ConnectionExt as _, EventMask, MapState, Window, W
 use x11rb::protocol::Event;
 use x11rb::rust_connection::RustConnection;
 
-/// The settle a live run uses, from `MEND_SETTLE`: unset or `fingerprints` (the default)
-/// settles on window fingerprints (a quiet period of identical frames); `damage` on the X
-/// server's damage events, falling back — said on stderr — to fingerprints when the server has
-/// no DAMAGE. Anything else is `INVALID_ARGUMENT`, before anything is sent. (Damage is not the
-/// default yet: clicks then come sooner after each other, and a GTK menu ignores a release on
-/// its item within 500 ms of its opening press — issue 15's note.)
+/// The settle a live run uses, from `MEND_SETTLE`: unset or `damage` (the default) settles on
+/// the X server's damage events, falling back — said once on stderr — to window fingerprints
+/// when the server has no DAMAGE; `fingerprints` settles on fingerprints (a quiet period of
+/// identical frames). Anything else is `INVALID_ARGUMENT`, before anything is sent.
 pub fn damage_from_env() -> Result<Option<XDamage>, MendError> {
     match std::env::var("MEND_SETTLE").unwrap_or_default().as_str() {
-        "damage" => match XDamage::connect() {
+        "" | "damage" => match XDamage::connect() {
             Ok(d) => Ok(Some(d)),
             Err(e) => {
                 eprintln!("settle: {}; settling on window fingerprints", e.message);
                 Ok(None)
             }
         },
-        "" | "fingerprints" | "fingerprint" => Ok(None),
+        "fingerprints" | "fingerprint" => Ok(None),
         other => Err(MendError::new(
             ErrorCode::InvalidArgument,
-            format!("MEND_SETTLE='{other}': use fingerprints (the default) or damage"),
+            format!("MEND_SETTLE='{other}': use damage (the default) or fingerprints"),
         )),
     }
 }

@@ -303,8 +303,8 @@ pub(crate) fn with_runner<T>(
 ) -> Result<T, MendError> {
     let (mut locator, mut input) = runner_parts_for(lang, Some(lf))?;
     let clock = SystemClock::default();
-    // Settle on window fingerprints (a quiet period of identical frames); MEND_SETTLE=damage
-    // on the X server's damage events (fingerprints when the server has no DAMAGE).
+    // Settle on the X server's damage events (MEND_SETTLE=fingerprints: on a quiet period of
+    // identical frames; fingerprints too when the server has no DAMAGE).
     let mut damage = mend_capture::damage_from_env()?;
     let mut runner = Runner::new(
         &XcapCapture,

@@ -2,7 +2,7 @@
 //! step that changes nothing is done when the grace after its input ends, not after a quiet
 //! period begun once the settle starts; a step
 //! that opens the next screen waits for its paint and its checks hold. The same flow settled on
-//! fingerprints (the default; `MEND_SETTLE=damage` settles on events) waits the 250 ms quiet
+//! fingerprints (`MEND_SETTLE=fingerprints`; events are the default) waits the 250 ms quiet
 //! period, so the difference is the event settle's doing.
 
 use mend_testkit::{App, Desktop};
@@ -58,7 +58,7 @@ action = "click"
 target = { text = "用户登录", role = "text" }
 check = [{ exists = { text = "登录", role = "button" } }]
 "#;
-    let s = run(dir.path(), flow, Some("damage"));
+    let s = run(dir.path(), flow, None);
     for i in 0..2 {
         assert_eq!(s["steps"][i]["settled"], "unchanged", "{s}");
         // The grace counted from the input (250 ms; the settle's polling adds a few ms): no
@@ -69,7 +69,7 @@ check = [{ exists = { text = "登录", role = "button" } }]
             settle_ms(&s, i)
         );
     }
-    let f = run(dir.path(), flow, None);
+    let f = run(dir.path(), flow, Some("fingerprints"));
     for i in 0..2 {
         assert!(f["steps"][i]["settled"].is_null(), "{f}");
         assert!(settle_ms(&f, i) >= 250, "on fingerprints: {f}");
@@ -115,7 +115,7 @@ check = [{{ exists = {{ text = "查询", role = "button" }} }}]
 "#,
         crops.join("login.png").display()
     );
-    let s = run(dir.path(), &flow, Some("damage"));
+    let s = run(dir.path(), &flow, None);
     let login = &s["steps"][2];
     assert_eq!(login["strategy"], "exact", "{s}");
     let paint = &login["settled"]["painted"];
@@ -155,7 +155,7 @@ fn without_damage_on_the_server_the_run_settles_on_fingerprints_and_says_so() {
         .arg(&f)
         .arg("--json")
         .args(["--db", dir.path().join("db").to_str().unwrap()])
-        .env("MEND_SETTLE", "damage")
+        .env_remove("MEND_SETTLE")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

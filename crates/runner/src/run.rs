@@ -10,7 +10,9 @@ use crate::takeover::{self, suggestion, Change, Resolution, Takeover, CHANGES, T
 use mend_capture::{save_frame, Capture, DamageStream, Frame};
 use mend_input::{parse_keys, Action as Input_, Guard, Input, MouseButton};
 use mend_locate::{Locator, Recorded, Refusal};
-use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Target, WindowQuery};
+use mend_model::{
+    Candidate, ErrorCode, Located, MendError, Point, Rect, Role, Target, WindowQuery,
+};
 use mend_model::{Check, FlowAction as Action, Redo, Risk, Step, TargetSpec};
 use mend_store::{JournalEntry, RunRecord, StepDetail, Store};
 use mend_vision::{Fingerprint, Fingerprinter};
@@ -212,6 +214,12 @@ pub struct Runner<'a> {
     /// own reading time is not the application's slowness, and a loaded machine must not open
     /// the breaker on steps that passed.
     app_wait_ms: u64,
+    /// The last click sent: clock ms and screen point ([`Runner::space_click`]).
+    last_click: Option<(u64, Point)>,
+    /// With a damage stream: the windows on the screen at the last input; a window not among
+    /// them opened since, and is let go quiet before it is acted on
+    /// ([`Runner::let_new_window_settle`]). `None` before the first input.
+    known_windows: Option<HashSet<u32>>,
 }
 
 pub const BREAKERS: &str = "breakers";
@@ -227,6 +235,23 @@ const FILLED_WAIT_MS: u64 = 2000;
 /// manager between a closing window and a mapping one), polling every [`FOCUS_POLL_MS`].
 const FOCUS_LAND_MS: u64 = 1500;
 const FOCUS_POLL_MS: u64 = 100;
+
+/// A click a toolkit could take for part of the click before it is held this long after that
+/// click ([`Runner::space_click`]). A GTK menu opened by a press takes a release on one of its
+/// items within 500 ms of that press for the end of the opening click (`MENU_SHELL_TIMEOUT`):
+/// the item is not activated and the step's effect never comes (the GTK Save As replay lost it
+/// once steps settled on damage events, ~300 ms after the menu's click). Two clicks on one spot
+/// within the double-click time (Win32 500 ms, GTK 400 ms) are one double click.
+const CLICK_APART_MS: u64 = 500;
+/// How long a window that opened since the last input must go without painting before it is
+/// acted on (settling on damage events; fingerprints already wait this long after every
+/// input). A new window is filled in bursts: a file chooser's list, a Motif file box writing
+/// its path when its directory scan ends, well after the 40 ms quiet that ends a click's
+/// repaint, and after the step that opened it settled.
+const NEW_WINDOW_QUIET_MS: u64 = 250;
+/// Two clicks this close (screen px, each axis) are on one spot (GTK's double-click distance
+/// is 5 px, Win32's 4).
+const SAME_SPOT_PX: i32 = 8;
 
 /// How many times the same action may hit the same control on the same screen in one row.
 const MAX_SAME: u32 = 3;
@@ -263,6 +288,8 @@ impl<'a> Runner<'a> {
             run_id: String::new(),
             last_failure: None,
             app_wait_ms: 0,
+            last_click: None,
+            known_windows: None,
             rows: 1,
         }
     }

@@ -91,6 +91,48 @@ impl Runner<'_> {
         if let Some(d) = self.damage.as_deref_mut() {
             self.armed = d.watch(&ids).ok().map(|()| now);
         }
+        self.known_windows = self
+            .capture
+            .windows()
+            .ok()
+            .map(|ws| ws.iter().map(|w| w.id).collect());
+    }
+
+    /// A window that opened since the last input (a dialog) is let go quiet before it is acted
+    /// on: on damage events, until it has painted nothing for [`NEW_WINDOW_QUIET_MS`] (bounded by
+    /// `timeout`). True when it had to wait: the frame located in may be stale, look again.
+    /// Settling on fingerprints, or before the run's first input, nothing waits (fingerprints
+    /// wait as long after every input).
+    pub(super) fn let_new_window_settle(&mut self, frame: &Frame, timeout: u64) -> bool {
+        let (Some(known), Some(w)) = (self.known_windows.as_mut(), frame.info.window.as_ref())
+        else {
+            return false;
+        };
+        if !known.insert(w.id) {
+            return false;
+        }
+        let Some(d) = self.damage.as_deref_mut() else {
+            return false;
+        };
+        if d.watch(&[w.id]).is_err() {
+            return false;
+        }
+        let start = self.clock.now_ms();
+        let mut last = start;
+        loop {
+            let now = self.clock.now_ms();
+            match d.take() {
+                Ok(0) => {}
+                Ok(_) => last = now,
+                Err(_) => break,
+            }
+            if now - last >= NEW_WINDOW_QUIET_MS || now - start >= timeout {
+                break;
+            }
+            self.clock.sleep_ms(self.opts.settle.poll_ms);
+        }
+        self.app_wait_ms += self.clock.now_ms() - start;
+        true
     }
 
     /// Wait until the screen settles: on damage events when the input was watched

@@ -374,7 +374,32 @@ impl Runner<'_> {
     }
 
     pub(super) fn send(&mut self, a: &Input_) -> Result<(), MendError> {
-        self.input.perform(a)
+        let r = self.input.perform(a);
+        if let Input_::Click { at, .. } = a {
+            self.last_click = Some((self.clock.now_ms(), *at));
+        }
+        r
+    }
+
+    /// Hold a click a toolkit could take for part of the click before ([`CLICK_APART_MS`]):
+    /// one on an item of a popup (a menu, a drop-down list: the previous click opened it) or
+    /// on the spot the previous click hit. Any other click goes at once: spacing every click
+    /// would slow every step for a rule that only menus and double clicks have.
+    pub(super) fn space_click(&mut self, frame: &Frame, located: &Located) {
+        let Some((t, p)) = self.last_click else {
+            return;
+        };
+        let c = located.screen_box.center();
+        let in_popup = frame
+            .info
+            .popups
+            .iter()
+            .any(|r| r.contains(located.rect.center()));
+        let same_spot = (c.x - p.x).abs() <= SAME_SPOT_PX && (c.y - p.y).abs() <= SAME_SPOT_PX;
+        let since = self.clock.now_ms().saturating_sub(t);
+        if (in_popup || same_spot) && since < CLICK_APART_MS {
+            self.clock.sleep_ms(CLICK_APART_MS - since);
+        }
     }
 
     /// Locate a target, waiting (and dismissing interrupts) while it is not there yet.
@@ -413,8 +438,15 @@ impl Runner<'_> {
                 r.err.code,
                 ErrorCode::LocatorNotFound | ErrorCode::WindowNotFound
             );
-            if !waitable || self.clock.now_ms() >= deadline {
+            // The last look is at a frame taken at the deadline or later: one look can outlast
+            // the whole timeout (a file chooser read in a debug build under load), and a target
+            // that showed while it ran must not be refused for a frame taken before it did.
+            let last_look = t_poll + self.opts.poll_ms * 4 >= deadline;
+            if !waitable || (self.clock.now_ms() >= deadline && last_look) {
                 return Err(r);
+            }
+            if self.clock.now_ms() >= deadline {
+                continue;
             }
             self.handle_interrupts(lf, vars)?;
             self.clock.sleep_ms(self.opts.poll_ms * 4);
@@ -439,6 +471,14 @@ impl Runner<'_> {
         let mut unfocused_ms = 0;
         loop {
             let (frame, located) = self.locate_wait(lf, spec, vars, timeout)?;
+            if self.let_new_window_settle(&frame, timeout) {
+                continue; // it may have painted since the frame: look again
+            }
+            // Before the guard, which reads the live foreground: nothing slips in between the
+            // guard and the input, and the wait is no different from a slower locate.
+            if sends_a_click(what) {
+                self.space_click(&frame, &located);
+            }
             match self.check_guard(lf, &frame) {
                 Ok(()) => {
                     let h = self.note_action(row, what, located.screen_box, &frame)?;
@@ -478,7 +518,8 @@ impl Runner<'_> {
         }
     }
 
-    /// Type one character at a time, the guard checked before each: a window that steals the
+    /// Type the text, the guard checked before it and the focus with every key (the backend's
+    /// promise, per character or per batch under a server grab): a window that steals the
     /// focus mid-text receives nothing.
     pub(super) fn type_guarded(
         &mut self,
@@ -503,12 +544,11 @@ impl Runner<'_> {
             )
         };
         self.check_guard(lf, frame).map_err(|e| stopped(0, e))?;
-        for (n, c) in text.chars().enumerate() {
-            // The backend checks the focus and sends the key atomically: a window that takes
-            // the focus mid-text gets nothing.
-            self.input.type_into(window, c).map_err(|e| stopped(n, e))?;
-        }
-        Ok(())
+        // The backend checks the focus and sends the keys atomically: a window that takes the
+        // focus mid-text gets nothing.
+        self.input
+            .type_text_into(window, text)
+            .map_err(|(n, e)| stopped(n, e))
     }
 
     /// One attempt at a step (or a compensation step when `at` is `None`: no journal).
@@ -784,6 +824,15 @@ impl Runner<'_> {
 
 /// How long a menu bar's title has to show its menu before it is clicked again.
 const MENU_WAIT_MS: u64 = 1500;
+
+/// Whether a step of this action (by its name) starts its input with a click: a type clicks
+/// its field first, a check its box.
+fn sends_a_click(what: &str) -> bool {
+    matches!(
+        what,
+        "click" | "double_click" | "right_click" | "type" | "check" | "uncheck"
+    )
+}
 
 /// A plain click on a menu title in the window's menu bar: a `menu` target in the top two text
 /// heights of the window's client area (a popup's items hang below the bar), reading only.

@@ -187,3 +187,48 @@ target = { text = "确定", role = "button", window = "提示" }
     assert_eq!(s.code, None, "{s:?}");
     assert_eq!(d.watched, vec![vec![POPUP, MAIN]]);
 }
+
+/// A dialog that opened after the last input is filled in bursts further apart than one
+/// click's repaint (a file list, a path written when a scan ends): before it is acted on it
+/// must go 250 ms without painting, then it is looked at again. The window the run started on
+/// is not held up, nor is the dialog a second time.
+#[test]
+fn a_window_that_opened_since_the_last_input_goes_quiet_before_it_is_acted_on() {
+    let b = bench("main");
+    b.world.borrow_mut().opens_dialog = Some("查询");
+    // The dialog stays open after its button's click (acted on twice below).
+    b.world.borrow_mut().sticky_popup = true;
+    let body = r#"allow = ["提示"]
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+[[step]]
+action = "click"
+target = { text = "确定", role = "button", window = "提示" }
+[[step]]
+action = "click"
+target = { text = "确定", role = "button", window = "提示" }
+"#;
+    let mut d = stream(&b, &[3]);
+    let (s, _) = go_damaged(&b, &flow(&b, body), &mut d, |_| {});
+    assert_eq!(s.code, None, "{s:?}");
+    // Watched: the first input; the new dialog alone, while it goes quiet; then each input
+    // (the dialog, and the main window with it).
+    assert_eq!(
+        d.watched,
+        vec![
+            vec![MAIN],
+            vec![POPUP],
+            vec![POPUP, MAIN],
+            vec![POPUP, MAIN]
+        ]
+    );
+    assert!(
+        s.steps[1].locate_ms >= 253,
+        "the dialog's paint at 3 ms and 250 ms of quiet: {:?}",
+        s.steps[1]
+    );
+    assert!(s.steps[0].locate_ms < 250, "{:?}", s.steps[0]);
+    // (The third step waits too, but as a click on the spot of the one before: the watches
+    // above show the dialog was not let go quiet a second time.)
+}
