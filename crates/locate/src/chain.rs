@@ -140,18 +140,24 @@ impl Locator {
                 }
             }
             let mut labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+            // What the meaning rung was already asked about (and answered nothing).
+            let mut asked: Option<Vec<(String, Rect)>> = None;
+            let key = |ls: &[SeenLabel]| -> Vec<(String, Rect)> {
+                ls.iter().map(|l| (l.text.clone(), l.line)).collect()
+            };
             // Three looks, each dearer and only when the one before found nothing: the window
             // pass; each text strip read again; the window read by quarters where it read none.
             for look in 0..3 {
                 if look == 1 {
-                    // A window whose whole reading holds no letter of the target's script (a
-                    // Chinese flow on an English screen) cannot hold its caption unread among
-                    // text it did read: the dearer looks would look for what is not there.
-                    // The meaning is asked first; nothing meant → the looks, as always.
+                    // A window where nothing read could be the target's caption read in part
+                    // (a Chinese flow on an English screen) cannot hold it misread among text
+                    // it did read: the dearer looks would look for what is not there. The
+                    // meaning is asked first; nothing meant → the looks, as always.
                     if speaks_another_script(text, &labels) {
                         if let Some(c) = self.semantic(scene, target, text, &labels)? {
                             return Ok(answer(Strategy::Semantic, c));
                         }
+                        asked = Some(key(&labels));
                     }
                     labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
                 }
@@ -167,9 +173,12 @@ impl Locator {
                 }
             }
 
-            // 3. semantic: meaning, not spelling.
-            if let Some(c) = self.semantic(scene, target, text, &labels)? {
-                return Ok(answer(Strategy::Semantic, c));
+            // 3. semantic: meaning, not spelling (not asked twice about the same reading: a
+            // model's answer costs seconds).
+            if asked != Some(key(&labels)) {
+                if let Some(c) = self.semantic(scene, target, text, &labels)? {
+                    return Ok(answer(Strategy::Semantic, c));
+                }
             }
         }
 
@@ -409,19 +418,34 @@ const PIXELS_MIN: f32 = 0.93;
 /// correlation (a key at 150 % scores 0.88), so a little less is asked.
 const PIXELS_MIN_SCALED: f32 = 0.85;
 
-/// Whether nothing read on the window is written in the target's script: a target with an
-/// ideograph on a window whose reading holds none, a Latin one on a window whose reading holds
-/// no Latin letter. A target of digits and signs has no script.
+/// Whether nothing read on the window could be the target's caption, read in part: the
+/// dearer looks (each strip again, the window by quarters) exist to read a caption the window
+/// pass misread, and on such a window they would look for what is not there. A target with
+/// ideographs: no line read shares one of them (a Chinese flow on an English screen whose data
+/// holds Chinese names: 张三 is no part of 删除; chi_sim's stray ideographs read off icons are
+/// none either). A Latin target: no line holds a Latin word (two letters or more together; a
+/// Chinese menu's mnemonic "(S)" or an id's "C" in "C001" is none). A target of digits and
+/// signs has no script; a window that read nothing tells nothing.
 fn speaks_another_script(text: &str, labels: &[SeenLabel]) -> bool {
-    let latin: fn(char) -> bool = |c| c.is_ascii_alphabetic();
-    let script = if text.chars().any(is_ideograph) {
-        is_ideograph
-    } else if text.chars().any(latin) {
-        latin
-    } else {
+    if labels.is_empty() {
         return false;
-    };
-    !labels.is_empty() && !labels.iter().any(|l| l.text.chars().any(script))
+    }
+    if text.chars().any(is_ideograph) {
+        let own: Vec<char> = text.chars().filter(|&c| is_ideograph(c)).collect();
+        !labels
+            .iter()
+            .any(|l| l.text.chars().any(|c| own.contains(&c)))
+    } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
+        !labels.iter().any(|l| {
+            l.text
+                .chars()
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
+        })
+    } else {
+        false
+    }
 }
 
 fn pixels_min(scale: f32) -> f32 {
@@ -896,7 +920,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_window_with_none_of_the_targets_script_is_asked_its_meaning_first() {
+    fn only_a_window_where_nothing_could_be_the_caption_is_asked_its_meaning_first() {
         let seen = |texts: &[&str]| -> Vec<SeenLabel> {
             texts
                 .iter()
@@ -910,17 +934,28 @@ mod tests {
         };
         let english = seen(&["Customer ID", "Name", "Save", "2024-01-05"]);
         assert!(speaks_another_script("客户编号", &english));
-        // One ideograph read anywhere: the caption may be there, unread; the looks go on.
-        assert!(!speaks_another_script(
+        // Chinese data on an English screen shares no ideograph with the caption.
+        assert!(speaks_another_script(
             "客户编号",
             &seen(&["Customer ID", "张三"])
         ));
+        // One of the caption's ideographs read anywhere: it may be there, read in part.
+        assert!(!speaks_another_script(
+            "客户编号",
+            &seen(&["Customer ID", "客户名称"])
+        ));
+        assert!(!speaks_another_script("删除", &seen(&["Delete", "删"])));
         assert!(!speaks_another_script("Save As", &english));
         assert!(speaks_another_script(
             "Save As",
             &seen(&["另存为", "名称：", "123"])
         ));
-        assert!(!speaks_another_script("Save As", &seen(&["另存为", "(S)"])));
+        // A mnemonic's one letter, an id's prefix: no Latin word.
+        assert!(speaks_another_script(
+            "Save As",
+            &seen(&["另存为(A)...", "(S)", "C001"])
+        ));
+        assert!(!speaks_another_script("Save As", &seen(&["另存为", "Sa"])));
         // Digits have no script; a window that read nothing tells nothing.
         assert!(!speaks_another_script("1234", &english));
         assert!(!speaks_another_script("客户编号", &[]));
