@@ -221,6 +221,20 @@ impl X11Keys {
         }
     }
 
+    /// One key pressed and released (inside shift when `shifted`), not yet synced.
+    fn stroke(&mut self, code: u8, shifted: bool) -> Result<(), MendError> {
+        if shifted {
+            self.fake(KEY_PRESS, self.shift)?;
+        }
+        self.fake(KEY_PRESS, code)?;
+        self.note_press(code);
+        self.fake(KEY_RELEASE, code)?;
+        if shifted {
+            self.fake(KEY_RELEASE, self.shift)?;
+        }
+        Ok(())
+    }
+
     /// Keycode (and shift) for a keysym, and whether it was bound just now: a character the
     /// map lacks gets a spare keycode of its own (the least recently bound one).
     fn code_for(&mut self, sym: u32) -> Result<(u8, bool, bool), MendError> {
@@ -323,15 +337,7 @@ impl X11Keys {
     pub fn type_text(&mut self, text: &str) -> Result<(), MendError> {
         for c in text.chars() {
             let (code, shifted, rebound) = self.code_for(keysym(c))?;
-            if shifted {
-                self.fake(KEY_PRESS, self.shift)?;
-            }
-            self.fake(KEY_PRESS, code)?;
-            self.note_press(code);
-            self.fake(KEY_RELEASE, code)?;
-            if shifted {
-                self.fake(KEY_RELEASE, self.shift)?;
-            }
+            self.stroke(code, shifted)?;
             self.conn.sync().map_err(x_err)?;
             if rebound {
                 std::thread::sleep(std::time::Duration::from_millis(20));
@@ -412,15 +418,7 @@ impl X11Keys {
                 ));
             }
             for &(code, shifted) in keys {
-                if shifted {
-                    self.fake(KEY_PRESS, self.shift)?;
-                }
-                self.fake(KEY_PRESS, code)?;
-                self.note_press(code);
-                self.fake(KEY_RELEASE, code)?;
-                if shifted {
-                    self.fake(KEY_RELEASE, self.shift)?;
-                }
+                self.stroke(code, shifted)?;
             }
             Ok(())
         })();

@@ -117,20 +117,16 @@ impl Runner<'_> {
         if d.watch(&[w.id]).is_err() {
             return false;
         }
+        // The step's own settle rule with the longer quiet, and no shorter grace: a window
+        // that paints nothing for that long is as quiet as one that stopped painting. A
+        // window still painting at the timeout is looked at all the same.
+        let rule = crate::settle::SettleRule {
+            grace_ms: NEW_WINDOW_QUIET_MS,
+            quiet_ms: NEW_WINDOW_QUIET_MS,
+            ..self.opts.settle
+        };
         let start = self.clock.now_ms();
-        let mut last = start;
-        loop {
-            let now = self.clock.now_ms();
-            match d.take() {
-                Ok(0) => {}
-                Ok(_) => last = now,
-                Err(_) => break,
-            }
-            if now - last >= NEW_WINDOW_QUIET_MS || now - start >= timeout {
-                break;
-            }
-            self.clock.sleep_ms(self.opts.settle.poll_ms);
-        }
+        let _ = crate::settle::on_damage(self.clock, d, &rule, start, timeout);
         self.app_wait_ms += self.clock.now_ms() - start;
         true
     }
