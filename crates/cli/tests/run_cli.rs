@@ -430,8 +430,12 @@ fn a_window_stealing_the_focus_mid_typing_receives_nothing() {
             got.len()
         );
         let s: Value = serde_json::from_slice(&out.stdout).expect("summary");
-        if s["status"] == "passed" {
-            continue; // typed it all before the thief struck
+        // Typed it all before the thief struck: passed, or — the thief's window then covering
+        // the field — FIELD_NOT_FILLED, which is checked only once every key went out (into
+        // the field: the decoy got nothing, above). Typing in batches is fast enough for the
+        // latest thief to come after the last key.
+        if s["status"] == "passed" || s["code"] == "FIELD_NOT_FILLED" {
+            continue;
         }
         assert_eq!(s["code"], "WINDOW_BLOCKED", "{s}");
         let msg = s["message"].as_str().unwrap();
