@@ -97,6 +97,10 @@ pub struct X11Window {
     pub client: u32,
     /// `_NET_WM_STATE_HIDDEN` (minimized).
     pub minimized: bool,
+    /// Mapped with all its ancestors (the window manager's frame): on the screen. A window is
+    /// listed by the window manager before it maps it, and a dialog being built or hidden
+    /// again is listed but not shown.
+    pub viewable: bool,
 }
 
 /// A child of the root window (a window manager frame or an override-redirect window).
@@ -265,6 +269,7 @@ struct Pending<'a> {
     transient: C<'a, GetPropertyReply>,
     geometry: C<'a, x11rb::protocol::xproto::GetGeometryReply>,
     origin: C<'a, x11rb::protocol::xproto::TranslateCoordinatesReply>,
+    attributes: C<'a, x11rb::protocol::xproto::GetWindowAttributesReply>,
     client_pid: Option<C<'a, res::QueryClientIdsReply>>,
 }
 
@@ -312,6 +317,7 @@ impl Session {
             transient: prop(AtomEnum::WM_TRANSIENT_FOR.into())?,
             geometry: c.get_geometry(id)?,
             origin: c.translate_coordinates(id, self.root, 0, 0)?,
+            attributes: c.get_window_attributes(id)?,
             client_pid: if self.has_res {
                 Some(c.res_query_client_ids(&[res::ClientIdSpec {
                     client: id,
@@ -332,6 +338,7 @@ impl Session {
         let transient = p.transient.reply()?;
         let geometry = p.geometry.reply()?;
         let origin = p.origin.reply()?;
+        let attributes = p.attributes.reply()?;
         // XRes answers for local clients only; a failure there is no reason to lose the window.
         let client_pid = p
             .client_pid
@@ -361,6 +368,7 @@ impl Session {
             instance,
             client: self.client_of(p.id),
             minimized: state.value32().is_some_and(|mut v| v.any(|a| a == hidden)),
+            viewable: attributes.map_state == MapState::VIEWABLE,
         })
     }
 

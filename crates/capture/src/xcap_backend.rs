@@ -1,7 +1,7 @@
 use crate::area::{self, Popup};
 use crate::x11::{self, with_session, Session, X11Window, XErr};
 use crate::{capture_err, next_frame_id, Capture, Frame};
-use mend_model::{FrameInfo, MendError, Point, Rect, WindowInfo};
+use mend_model::{ErrorCode, FrameInfo, MendError, Point, Rect, WindowInfo};
 
 /// The live backend on an X server. Windows are read through x11rb (names as every toolkit
 /// sets them: `_NET_WM_NAME`, else `WM_NAME` as STRING, COMPOUND_TEXT or UTF8_STRING; the class
@@ -146,12 +146,14 @@ fn popup_info(s: &Session, p: &Popup, owner: Option<&str>) -> Result<WindowInfo,
 }
 
 impl Capture for XcapCapture {
-    /// Managed top-level windows, topmost first, minimized ones left out.
+    /// Managed top-level windows on the screen, topmost first: minimized ones, and ones the
+    /// window manager lists but has not mapped yet (a dialog that is opening), left out — a
+    /// step waits for such a window as for one not there yet.
     fn windows(&self) -> Result<Vec<WindowInfo>, MendError> {
         Ok(self
             .x11_windows()?
             .into_iter()
-            .filter(|w| !w.minimized)
+            .filter(|w| !w.minimized && w.viewable)
             .map(|w| w.info)
             .collect())
     }
@@ -163,11 +165,16 @@ impl Capture for XcapCapture {
     fn capture_window(&self, id: u32) -> Result<Frame, MendError> {
         with_session("capture a window", |s| {
             let w = read_or_gone(s, id)?;
+            // Not on the screen (minimized, or mapped and unmapped again between the listing
+            // and this read): not there, which a step waits out like a window not open yet.
             if !s.viewable(id)? {
-                return Err(XErr::Coded(capture_err(format!(
-                    "window '{}' is not shown (minimized or unmapped)",
-                    w.info.title
-                ))));
+                return Err(XErr::Coded(MendError::new(
+                    ErrorCode::WindowNotFound,
+                    format!(
+                        "window '{}' is not shown (minimized, or not mapped yet): restore it or wait for it to open",
+                        w.info.title
+                    ),
+                )));
             }
             let popups = s.popups(id, &s.root_children()?)?;
             let area = area::frame_area(w.info.rect, &popups, s.screen).ok_or_else(|| {
@@ -244,7 +251,7 @@ fn popup_holder(s: &Session) -> Result<Option<WindowInfo>, XErr> {
     };
     let ids = s.client_list()?;
     for w in s.read_windows(&ids, None)?.into_iter().flatten() {
-        if w.minimized {
+        if w.minimized || !w.viewable {
             continue;
         }
         let popups = s.popups(w.info.id, &children)?;

@@ -547,3 +547,36 @@ fn a_posted_motif_menu_keeps_its_window_in_front() {
         .expect("the guard lets input reach the window whose menu is posted");
     xdotool(&["key", "Escape"]);
 }
+
+/// A window that is listed but not on the screen (minimized here; a dialog the window manager
+/// lists before it maps it is the same to X) is not one of the windows, and capturing it is
+/// `WINDOW_NOT_FOUND` — which a step waits out — not a capture failure that ends the run.
+#[test]
+fn a_listed_window_that_is_not_shown_is_not_found_until_it_is() {
+    let _desktop = Desktop::start().expect("desktop");
+    let (_app, q, w) = xfontsel("460x180+150+120");
+    let id = w.id.to_string();
+    xdotool(&["windowminimize", "--sync", &id]);
+    let hidden = wait_for(WAIT, || {
+        let x = XcapCapture.x11_windows().ok()?;
+        x.into_iter().find(|x| x.info.id == w.id && !x.viewable)
+    });
+    assert!(hidden.is_some(), "xfontsel never left the screen");
+    assert!(
+        XcapCapture.windows().unwrap().iter().all(|l| l.id != w.id),
+        "a window not on the screen is listed"
+    );
+    let e = XcapCapture.capture_window(w.id).unwrap_err();
+    assert_eq!(e.code, ErrorCode::WindowNotFound, "{e}");
+    assert!(e.message.contains("not shown"), "{e}");
+    assert_eq!(
+        XcapCapture.capture(&q).unwrap_err().code,
+        ErrorCode::WindowNotFound
+    );
+
+    xdotool(&["windowactivate", "--sync", &id]);
+    let back = wait_for(WAIT, || XcapCapture.capture(&q).ok());
+    assert!(back.is_some(), "xfontsel shown again is not captured");
+    let x = XcapCapture.x11_windows().unwrap();
+    assert!(x.iter().any(|x| x.info.id == w.id && x.viewable));
+}
