@@ -20,7 +20,7 @@ reports them. Writes out/bench/bench.json (appended as it goes; --resume skips c
 there) and out/bench/bench.md; --write-benchmarks puts bench.md into BENCHMARKS.md between the
 bench markers.
 
-Usage: bench.py --mend BIN [--tools mend,classic,openadapt] [--flows a,b] [--langs zh,en]
+Usage: bench.py --mend BIN [--tools mend,mend-zh,classic,openadapt] [--flows a,b] [--langs zh,en]
                 [--variants v1,v2] [--python-classic PY] [--python-openadapt PY] [--resume]
                 [--write-benchmarks]
 """
@@ -54,7 +54,7 @@ VARIANTS = ["baseline", "moved", "relabeled", "owner_drawn", "nested_dialog", "r
             "moved,dark_theme,relabeled", "large_font,popup", "removed", "decoy"]
 NEGATIVE = {"removed", "decoy"}
 DECOY_MESSAGES = ("确定删除全部客户吗？", "Delete all customers?")
-TIMEOUT_S = {"mend": 240, "classic": 240, "openadapt": 240}
+TIMEOUT_S = {"mend": 240, "mend-zh": 240, "classic": 240, "openadapt": 240}
 
 
 def is_negative(variant):
@@ -91,10 +91,21 @@ def judge(flow, variant, exit_code, ledger, final_screen):
     return "failed", []
 
 
+def mend_flow(tool, flow, lang):
+    """The flow Mend runs: like each peer's script or recording, the one written for the UI's
+    language (`fixtures/flows/<lang>/`, recorded on that language's baseline; the Chinese ones
+    at the top); `mend-zh` runs the Chinese flow on every UI — on the English one each control
+    is found by its meaning (the cross-language healing no peer attempts)."""
+    own = ROOT / f"fixtures/flows/{lang}/{flow}.toml"
+    if tool == "mend" and own.exists():
+        return own
+    return ROOT / f"fixtures/flows/{flow}.toml"
+
+
 def command(tool, args, flow, lang, workdir, steps_out):
     data = ["--data", str(CSV)] if FLOWS[flow][1] else []
-    if tool == "mend":
-        return [args.mend, "run", str(ROOT / f"fixtures/flows/{flow}.toml"), "--json",
+    if tool.startswith("mend"):
+        return [args.mend, "run", str(mend_flow(tool, flow, lang)), "--json",
                 "--db", str(workdir / "db")] + data
     py = args.python_classic if tool == "classic" else args.python_openadapt
     return [py, str(ROOT / f"bench/peers/{tool}/run.py"), "--flow", flow, "--lang", lang,
@@ -122,7 +133,7 @@ def mend_own_ms(step):
 
 def steps_of(tool, stdout, steps_out):
     """Per step: id, rung (Mend only), locate/act/settle ms, and whether the control was found."""
-    if tool == "mend":
+    if tool.startswith("mend"):
         try:
             summary = json.loads(stdout)
         except ValueError:
@@ -254,9 +265,20 @@ def markdown(results, tools):
                      f"{statistics.median([r['wall_s'] for r in done]):.1f} | "
                      f"{statistics.median([r['cpu_s'] for r in done]):.1f} | "
                      f"{statistics.median([r['peak_rss_mb'] for r in done]):.0f} |")
+    lines.append("\n### Per located step by the UI's language (median ms, steps)\n")
+    lines.append("| tool | pooled | zh | en |")
+    lines.append("|---|---|---|---|")
+    for t in tools:
+        cells = []
+        for langs in (("zh", "en"), ("zh",), ("en",)):
+            st = [s["locate_ms"] + s["act_ms"] + s["settle_ms"] for r in results
+                  if r["tool"] == t and r["verdict"] == "completed" and r["lang"] in langs
+                  for s in r["steps"] if s["found"]]
+            cells.append(f"{statistics.median(st):.0f} ({len(st)})" if st else "—")
+        lines.append(f"| {t} | " + " | ".join(cells) + " |")
     if "mend" in med:
         for t in tools:
-            if t != "mend" and t in med:
+            if not t.startswith("mend") and t in med:
                 lines.append(f"\nMend ÷ {t}, median time per located step: "
                              f"{med['mend']:.0f} / {med[t]:.0f} ms = **{med['mend'] / med[t]:.2f}** "
                              f"({med[t] / med['mend']:.1f}× faster)" if med['mend'] <= med[t] else
@@ -323,6 +345,8 @@ def main():
             n += 1
             if (tool, flow, lang, variant) in done:
                 continue
+            if tool == "mend-zh" and lang == "zh":
+                continue  # the same run as mend's
             r = run_case(tool, args, flow, lang, variant)
             results.append(r)
             store.write_text(json.dumps(results, ensure_ascii=False, indent=1))
@@ -344,7 +368,7 @@ def main():
             _, tail = rest.split(end, 1)
             doc.write_text(f"{head}{start}\n{md}{end}{tail}")
             print(f"wrote the tables into {doc}")
-    wrong = sum(1 for r in results if r["tool"] == "mend" and r["verdict"] == "wrong")
+    wrong = sum(1 for r in results if r["tool"].startswith("mend") and r["verdict"] == "wrong")
     return 1 if wrong else 0
 
 

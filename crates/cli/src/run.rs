@@ -327,7 +327,7 @@ pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {
 }
 
 /// `mend record`: run the flow; when it passes, write where each step's control was
-/// (`recorded`) and, for controls other than fields, its pixels (`crop`) into the flow, so the
+/// (`recorded`) and its pixels (`crop`; a field's with the caption beside it) into the flow, so the
 /// next runs find them by the exact rung. Comments and layout of the file are kept.
 pub fn run_record(a: RunArgs) -> Result<ExitCode, MendError> {
     run_flow(a, true)
@@ -448,17 +448,17 @@ fn write_recording(
     let mut edits = Vec::new();
     for (&i, (rect, pixels)) in recorded {
         let step = &lf.flow.steps[i];
-        let Some(spec) = &step.target else { continue };
-        // A field's pixels are its content, which changes; its label locates it.
-        let is_field =
-            spec.role.as_deref().and_then(mend_model::Role::parse) == Some(mend_model::Role::Field);
+        if step.target.is_none() {
+            continue;
+        }
         let name = step.id.clone().unwrap_or_else(|| format!("step{}", i + 1));
         edits.push((
             i,
             TargetEdit {
                 text: None,
                 recorded: Some(*rect),
-                crop: pixels.clone().filter(|_| !is_field).map(|img| (name, img)),
+                // A field's crop holds its caption beside it, or there is none.
+                crop: pixels.clone().map(|img| (name, img)),
             },
         ));
     }

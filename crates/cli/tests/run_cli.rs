@@ -943,3 +943,86 @@ target = { text = "登录", role = "button" }
     std::thread::sleep(Duration::from_millis(500));
     assert!(app.ledger().is_empty(), "{:?}", app.ledger());
 }
+
+/// `mend record` keeps a field's pixels with its caption's beside it (an empty field alone
+/// looks like any other): the next run types into the fields by the exact rung, and into the
+/// right ones — judged by the app's ledger.
+#[test]
+fn a_recorded_field_keeps_its_caption_and_is_typed_into_by_its_pixels() {
+    let _d = Desktop::start().expect("desktop");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("login.toml");
+    std::fs::write(
+        &f,
+        r#"version = 1
+name = "log in"
+
+[window]
+title = "客户管理系统|Customer Desk"
+
+[[step]]
+id = "user"
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "admin"
+
+[[step]]
+id = "password"
+action = "type"
+target = { text = "密码", role = "field" }
+text = "${secret:DESK_PASSWORD}"
+
+[[step]]
+id = "login"
+action = "click"
+target = { text = "登录", role = "button" }
+verify = { exists = { text = "查询", role = "button" } }
+"#,
+    )
+    .unwrap();
+    let fs = f.to_str().unwrap();
+    {
+        let _app = App::start("zh", &[], "login").expect("app");
+        let out = mend(&dir.path().join("db1"), &["record", fs]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let src = std::fs::read_to_string(&f).unwrap();
+    let flow: toml::Value = toml::from_str(&src).unwrap();
+    for (i, id) in ["user", "password"].iter().enumerate() {
+        let t = &flow["step"][i]["target"];
+        let crop = t["crop"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id}: no crop: {src}"));
+        let img = image::open(dir.path().join(crop)).unwrap();
+        let (w, h) = (
+            t["recorded"]["w"].as_integer().unwrap() as u32,
+            t["recorded"]["h"].as_integer().unwrap() as u32,
+        );
+        assert_eq!(img.height(), h, "{id}: the crop spans the field's rows");
+        assert!(
+            img.width() > w + 20,
+            "{id}: the crop ({}) holds no caption beside the field ({w})",
+            img.width()
+        );
+    }
+    let app = App::start("zh", &[], "login").expect("app");
+    let out = mend(&dir.path().join("db2"), &["run", fs, "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["steps"][0]["strategy"], "exact", "{s}");
+    assert_eq!(s["steps"][1]["strategy"], "exact", "{s}");
+    std::thread::sleep(Duration::from_millis(500));
+    let ledger = app.ledger();
+    assert_eq!(ops(&ledger), vec!["login"], "{ledger:?}");
+    assert_eq!(ledger[0]["fields"]["user"], "admin");
+}

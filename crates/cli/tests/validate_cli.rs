@@ -24,7 +24,13 @@ fn validate(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn sample_flows_are_valid() {
     let dir = flows();
-    for f in ["login_edit_save.toml", "delete_with_confirm.toml"] {
+    // The Chinese sample flows, and their English UI's copies (`en/`, the bench's).
+    for f in [
+        "login_edit_save.toml",
+        "delete_with_confirm.toml",
+        "en/login_edit_save.toml",
+        "en/delete_with_confirm.toml",
+    ] {
         let (code, out, err) = validate(&[dir.join(f).to_str().unwrap()]);
         assert_eq!(code, 0, "{f}: {err}");
         assert!(out.contains("valid"), "{out}");
@@ -34,12 +40,14 @@ fn sample_flows_are_valid() {
     let (code, _, err) = validate(&[wl.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("${name}") && err.contains("--data"), "{err}");
-    let (code, _, err) = validate(&[
-        wl.to_str().unwrap(),
-        "--data",
-        dir.join("customers.csv").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    for wl in [wl, dir.join("en/new_customers.toml")] {
+        let (code, _, err) = validate(&[
+            wl.to_str().unwrap(),
+            "--data",
+            dir.join("customers.csv").to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{}: {err}", wl.display());
+    }
 }
 
 #[test]

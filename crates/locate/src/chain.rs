@@ -35,6 +35,9 @@ impl Refusal {
 /// A crop whose inside spans no more grey levels than this is blank.
 const FLAT_CROP: u8 = 12;
 
+/// How far left of a field its caption is looked for (frame pixels).
+const FIELD_LABEL_REACH: i32 = 260;
+
 /// Template correlation from which a recorded crop counts as "the same pixels".
 const TEMPLATE_MIN: f32 = 0.9;
 /// Two candidates closer than this in score are a tie the text cannot break.
@@ -73,6 +76,40 @@ impl Locator {
     pub fn clear_caches(&mut self) {
         self.ocr.clear_cache();
         self.cache = SceneCache::default();
+    }
+
+    /// What `mend record` keeps of a located control as its crop (frame pixels): a button's
+    /// or any other control's own box; a field's box widened left over the caption read
+    /// beside it on its rows — an empty field looks like any other, and only identical pixels
+    /// of its caption with it let the exact rung skip reading that caption. `None` for a field
+    /// whose caption is not on its rows (above it, or not read): no crop, its label locates it.
+    pub fn crop_for(&mut self, frame: &Frame, target: &Target, at: Rect) -> Option<Rect> {
+        if target.role != Role::Field {
+            return Some(at);
+        }
+        let text = target.text.as_deref()?;
+        let read_at = Rect::new(
+            at.x - FIELD_LABEL_REACH,
+            at.y - 6,
+            FIELD_LABEL_REACH,
+            at.h + 12,
+        );
+        let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
+        // Sparse reading, as the region near a recorded place is read: a strip read as one
+        // line loses a caption's first ideograph beside a field's frame (密码 as 码).
+        let read = scene.labels_in(&mut self.ocr, read_at, REGION_OCR);
+        self.cache = scene.into_cache();
+        let label = read
+            .ok()?
+            .into_iter()
+            .filter(|l| label_match(text, &l.text) == Some(1.0))
+            .filter(|l| {
+                let c = l.line.center();
+                c.y >= at.y && c.y < at.bottom() && l.line.right() <= at.x
+            })
+            .max_by_key(|l| l.line.right())?;
+        let x0 = (label.line.x - 2).max(0);
+        Some(Rect::new(x0, at.y, at.right() - x0, at.h))
     }
 
     pub fn locate(
@@ -338,31 +375,50 @@ impl Locator {
         rec: Rect,
         tmpl: &RgbaImage,
     ) -> Result<Option<Candidate>, MendError> {
-        let region = rec.inflate(48.max(rec.h));
+        // A field's crop may hold its caption to its left ([`Locator::crop_for`]): the field
+        // is then the crop's right part, the recorded box's width.
+        let (tw, th) = (tmpl.width() as i32, tmpl.height() as i32);
+        let with_caption = target.role == Role::Field && tw > rec.w && th == rec.h;
+        let at = if with_caption {
+            Rect::new(rec.right() - tw, rec.y, tw, th)
+        } else {
+            rec
+        };
+        let region = at.inflate(48.max(at.h));
         let Some(hit) = find_template(&scene.frame.image, tmpl, region, &SCALES) else {
             return Ok(None);
         };
         if hit.score < TEMPLATE_MIN {
             return Ok(None);
         }
+        let control = if with_caption {
+            let w = ((rec.w as f32 * hit.scale).round() as i32).min(hit.rect.w);
+            Rect::new(hit.rect.right() - w, hit.rect.y, w, hit.rect.h)
+        } else {
+            hit.rect
+        };
         // A flat template (an empty field) correlates with any flat patch: the hit must be a
         // control the pixels frame, of the size the template was matched at.
         let framed = scene
             .boxes()
             .iter()
-            .filter(|b| b.rect.contains(hit.rect.center()))
+            .filter(|b| b.rect.contains(control.center()))
             .min_by_key(|b| b.rect.area())
             .map(|b| b.rect);
         let found = match framed {
-            Some(b) if b.iou(&hit.rect) >= 0.7 => b,
+            Some(b) if b.iou(&control) >= 0.7 => b,
             Some(_) => return Ok(None),
             None if target.role == Role::Field => return Ok(None),
-            None => hit.rect,
+            None => control,
         };
         let mut text = target.text.clone().unwrap_or_default();
         // The local patch check: the recorded crop's very pixels, in place. The crop was
-        // recorded with its text, so identical pixels need no OCR to agree.
-        if hit.scale == 1.0
+        // recorded with its text, so identical pixels need no OCR to agree — except a field's
+        // crop without its caption: one empty field is pixel for pixel another, and only its
+        // caption, read, tells which it is.
+        let shows_its_text = target.role != Role::Field || with_caption;
+        if shows_its_text
+            && hit.scale == 1.0
             && crop(&scene.frame.image, hit.rect).is_some_and(|here| pixel_diff(&here, tmpl) < 2.0)
         {
             return Ok(Some(Candidate {
@@ -378,11 +434,22 @@ impl Locator {
                 // A field's text is its label, to the left; a button's is inside it, and all
                 // of it counts (two lines 删除 + 全部 are one caption).
                 let read_at = if target.role == Role::Field {
-                    Rect::new(found.x - 260, found.y - 6, 260, found.h + 12)
+                    Rect::new(
+                        found.x - FIELD_LABEL_REACH,
+                        found.y - 6,
+                        FIELD_LABEL_REACH,
+                        found.h + 12,
+                    )
                 } else {
                     found
                 };
-                let mut read = scene.labels_in(&mut self.ocr, read_at, line_ocr(read_at.h))?;
+                // A field's caption is read sparsely, as in [`Locator::crop_for`].
+                let opts = if target.role == Role::Field {
+                    REGION_OCR
+                } else {
+                    line_ocr(read_at.h)
+                };
+                let mut read = scene.labels_in(&mut self.ocr, read_at, opts)?;
                 if target.role == Role::Field {
                     read.retain(|l| label_match(t, &l.text) == Some(1.0));
                     read.first().map(|l| text = l.text.clone()).is_some()

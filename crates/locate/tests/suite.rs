@@ -109,8 +109,11 @@ fn run(lang: &str) {
                     recorded: Some(recorded),
                     ..Target::default()
                 };
+                // The crop `mend record` would keep: a field's with its caption beside it.
                 let rec = Recorded {
-                    template: Some(mend_vision::crop(&base.frame.image, recorded).unwrap()),
+                    template: locator
+                        .crop_for(&base.frame, &target, recorded)
+                        .and_then(|r| mend_vision::crop(&base.frame.image, r)),
                 };
                 let name = format!("{lang}/{v}/{screen} '{}'", t["label"].as_str().unwrap());
                 let truth = same_control(&shot.controls, t).map(rect);

@@ -48,6 +48,11 @@ pub trait Finder {
     fn notes(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// What `mend record` keeps as the crop of a control located at `at` (frame pixels);
+    /// `None`: no crop. By default the control's own box.
+    fn crop_for(&mut self, _frame: &Frame, _target: &Target, at: Rect) -> Option<Rect> {
+        Some(at)
+    }
     /// The flow's own names for its controls ([`mend_model::Flow::target_names`]), told once
     /// per run: a guess by meaning never lands on a control the flow names otherwise.
     fn set_flow_names(&mut self, _names: Vec<String>) {}
@@ -65,6 +70,10 @@ impl Finder for Locator {
 
     fn notes(&mut self) -> Vec<String> {
         self.semantic.drain_log()
+    }
+
+    fn crop_for(&mut self, frame: &Frame, target: &Target, at: Rect) -> Option<Rect> {
+        Locator::crop_for(self, frame, target, at)
     }
 
     fn set_flow_names(&mut self, names: Vec<String>) {
@@ -200,7 +209,8 @@ pub struct Runner<'a> {
     armed: Option<u64>,
     /// How the last step settled on damage (`None`: on fingerprints).
     pub last_settle: Option<crate::settle::Settled>,
-    /// With `opts.record`: step index → the control's box (frame pixels) and its pixels.
+    /// With `opts.record`: step index → the control's box (frame pixels) and its crop
+    /// ([`Finder::crop_for`]: a field's holds its caption; none when it cannot).
     pub recorded: BTreeMap<usize, (Rect, Option<image::RgbaImage>)>,
     actions: u32,
     seen: HashMap<(usize, String, Rect, Fingerprint), u32>,

@@ -646,7 +646,10 @@ impl Runner<'_> {
         let (frame, located, h) = located_at?;
         d.locate_ms = self.clock.now_ms() - t0;
         if let Some(a) = at.filter(|a| self.opts.record && a.row == 0) {
-            let pixels = mend_vision::crop(&frame.image, located.rect);
+            let pixels = target_of(spec, vars)
+                .ok()
+                .and_then(|t| self.finder.crop_for(&frame, &t, located.rect))
+                .and_then(|r| mend_vision::crop(&frame.image, r));
             self.recorded.insert(a.step, (located.rect, pixels));
         }
         d.confidence = Some(located.confidence);
