@@ -22,7 +22,7 @@ cd "$ROOT"
 DEBIAN_PACKAGES+=(python3-venv libgl1 libglib2.0-0)
 ensure_packages
 
-tools="mend,classic,openadapt"
+tools="mend,mend-zh,classic,openadapt"
 criterion=1
 harness=1
 fleet=0
@@ -74,7 +74,7 @@ if ((harness)); then
     # Only a whole run rewrites the tables in BENCHMARKS.md; a slice stays in out/bench/.
     write=(--write-benchmarks)
     [[ " ${pass[*]-} " == *" --flows "* || " ${pass[*]-} " == *" --langs "* ||
-        " ${pass[*]-} " == *" --variants "* || "$tools" != "mend,classic,openadapt" ]] && write=()
+        " ${pass[*]-} " == *" --variants "* || "$tools" != "mend,mend-zh,classic,openadapt" ]] && write=()
     python3 bench/bench.py --mend "$CARGO_TARGET_DIR/release/mend" --tools "$tools" \
         "${write[@]}" "${pass[@]}"
 fi
