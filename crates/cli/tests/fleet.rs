@@ -1,6 +1,6 @@
 //! The fleet on real parts: a throwaway PostgreSQL 15, N workers each on its own Xvfb with its
-//! own practice app, a work list of rows of `new_customers.toml`. Workers are SIGKILLed at
-//! random moments and replaced on their seat; the server is restarted once mid-run. Every row
+//! own practice app, a work list of rows of `new_customers.toml`. Workers are SIGKILLed in
+//! the middle of jobs at random moments and replaced on their seat; the server is restarted once mid-run. Every row
 //! must be created exactly once across all ledgers, with its own values, none missing.
 //!
 //! CI size: 2 workers, 6 rows, 6 kills. The full size (3 workers, 30 rows, ≥ 30 kills):
@@ -56,6 +56,26 @@ struct Seat {
     display: String,
     worker: Option<Child>,
     log: PathBuf,
+}
+
+/// Items of the work list that ended (done, failed, paused or cancelled).
+fn rows_finished(url: &str) -> u64 {
+    let st = status(url);
+    let f = &st["flows"][0];
+    ["done", "failed", "paused", "cancelled"]
+        .iter()
+        .map(|k| f[k].as_u64().unwrap_or(0))
+        .sum()
+}
+
+/// Whether the seat's worker is in the middle of a job: the last attempt its log names
+/// started and has not ended.
+fn mid_job(log: &Path) -> bool {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines()
+        .rev()
+        .find(|l| l.contains(": attempt ") || l.contains("worker up"))
+        .is_some_and(|l| l.contains(": attempt ") && l.contains(" started"))
 }
 
 fn start_worker(url: &str, seat: &Seat, runs: &Path, max_recoveries: u32) -> Child {
@@ -171,7 +191,7 @@ fn a_fleet_through_kills_and_a_server_restart_creates_every_row_exactly_once() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut kills, mut restarted) = (0usize, false);
     let deadline = Instant::now() + Duration::from_secs(120 + 40 * n_rows as u64);
-    let mut next_kill = Instant::now() + Duration::from_millis(1500 + rng.next(4000));
+    let mut next_kill = Instant::now() + Duration::from_millis(rng.next(1000));
     let done = loop {
         assert!(
             Instant::now() < deadline,
@@ -189,27 +209,31 @@ fn a_fleet_through_kills_and_a_server_restart_creates_every_row_exactly_once() {
                 s.worker = Some(start_worker(&url, s, &runs, 1000));
             }
         }
-        if kills < n_kills && Instant::now() >= next_kill {
-            let s = &mut seats[rng.next(n_workers as u64) as usize];
+        // A kill lands on a worker in the middle of a job (its log's last attempt started
+        // and has not ended): a job takes about a second now that fields take the exact rung,
+        // and kills at random moments landed between jobs. Once every row is done, any.
+        let busy: Vec<usize> = (0..n_workers).filter(|&i| mid_job(&seats[i].log)).collect();
+        let all_done = rows_finished(&url) == n_rows as u64;
+        if kills < n_kills && Instant::now() >= next_kill && (!busy.is_empty() || all_done) {
+            let i = if busy.is_empty() {
+                rng.next(n_workers as u64) as usize
+            } else {
+                busy[rng.next(busy.len() as u64) as usize]
+            };
+            let s = &mut seats[i];
             if let Some(mut w) = s.worker.take() {
                 let _ = w.kill(); // SIGKILL
                 let _ = w.wait();
                 kills += 1;
             }
-            next_kill = Instant::now() + Duration::from_millis(500 + rng.next(5000));
+            next_kill = Instant::now() + Duration::from_millis(200 + rng.next(1500));
             if !restarted && kills >= n_kills / 2 {
                 pg.restart().unwrap();
                 restarted = true;
             }
         }
-        let st = status(&url);
-        let f = &st["flows"][0];
-        let finished = ["done", "failed", "paused", "cancelled"]
-            .iter()
-            .map(|k| f[k].as_u64().unwrap_or(0))
-            .sum::<u64>();
-        if kills >= n_kills && finished == n_rows as u64 {
-            break st;
+        if kills >= n_kills && rows_finished(&url) == n_rows as u64 {
+            break status(&url);
         }
         std::thread::sleep(Duration::from_millis(200));
     };
