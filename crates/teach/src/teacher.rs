@@ -316,21 +316,7 @@ impl Teacher {
                 spec.role = Some("field".into());
                 spec.recorded = Some(b.rect);
                 match label_of_field(&labels, b.rect) {
-                    Some(l) => {
-                        // Its pixels with its caption's beside it, when the caption is on its
-                        // rows: the exact rung's, as `mend record` keeps them.
-                        let t = mend_model::Target {
-                            text: Some(l.clone()),
-                            role: Role::Field,
-                            recorded: Some(b.rect),
-                            ..mend_model::Target::default()
-                        };
-                        spec.crop = self
-                            .locator
-                            .crop_for(frame, &t, b.rect)
-                            .and_then(|r| self.save_crop(frame, r, n));
-                        spec.text = Some(l);
-                    }
+                    Some(l) => spec.text = Some(l),
                     None => {
                         spec.crop = self.save_crop(frame, b.rect, n);
                         self.notes.push(format!(

@@ -298,24 +298,40 @@ impl Runner<'_> {
             let Some(w) = windows.iter().find(|w| q.matches(w)) else {
                 continue;
             };
-            let frame = self.capture.capture_window(w.id)?;
             let target = Target {
                 text: Some(int.click.clone()),
                 role: Role::Button,
                 ..Target::default()
             };
-            let located = self
-                .finder
-                .find(&frame, &target, &Recorded::default())
-                .map_err(|r| {
-                    err(
-                        r.error.code,
-                        format!(
-                            "interrupt '{}' is up but its '{}' cannot be found: {}",
-                            w.title, int.click, r.error.message
-                        ),
-                    )
-                })?;
+            // A popup that has just opened may not have drawn its button yet: it is looked
+            // for until the step timeout, as a step's target is; one that closes meanwhile
+            // needs nothing.
+            let deadline = self.clock.now_ms() + self.opts.timeout_ms;
+            let (frame, located) = loop {
+                let frame = match self.capture.capture_window(w.id) {
+                    Ok(f) => f,
+                    Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(false),
+                    Err(e) => return Err(e),
+                };
+                match self.finder.find(&frame, &target, &Recorded::default()) {
+                    Ok(l) => break (frame, l),
+                    Err(r)
+                        if r.error.code == ErrorCode::LocatorNotFound
+                            && self.clock.now_ms() < deadline =>
+                    {
+                        self.clock.sleep_ms(self.opts.poll_ms * 4);
+                    }
+                    Err(r) => {
+                        return Err(err(
+                            r.error.code,
+                            format!(
+                                "interrupt '{}' is up but its '{}' cannot be found: {}",
+                                w.title, int.click, r.error.message
+                            ),
+                        ))
+                    }
+                }
+            };
             self.check_guard(lf, &frame)?;
             let h = self.note_action(usize::MAX, "interrupt", located.screen_box, &frame)?;
             self.spend(1)?;
