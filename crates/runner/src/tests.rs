@@ -70,6 +70,9 @@ struct World {
     unfocused_until: u64,
     /// At this fake time the screen becomes this one (an app slow to show a click's effect).
     later: Option<(u64, &'static str)>,
+    /// The next click on a field opens the notice 提示 (the popup window) in front of it, as
+    /// a session notice may come up between the click and the first key.
+    notice_on_click: bool,
     /// A click on this caption opens the dialog 提示 (the popup window) in front.
     opens_dialog: Option<&'static str>,
     clock: FakeClock,
@@ -297,6 +300,10 @@ impl Input for Keyboard {
                     .filter(|h| h.1 == Role::Field && !w.drops_focus)
                     .map(|h| h.0);
                 w.selected = false;
+                if w.field.is_some() && std::mem::take(&mut w.notice_on_click) {
+                    w.extra.push((POPUP, "提示".into()));
+                    w.focus = POPUP;
+                }
                 if w.field.is_some() && std::mem::take(&mut w.steal_on_click) {
                     w.extra.push((OTHER, "Decoy".into()));
                     w.focus = OTHER;
@@ -669,6 +676,22 @@ fn an_interrupt_window_is_dismissed_and_the_flow_goes_on() {
     assert_eq!(s.status, "passed", "{s:?}");
     assert_eq!(b.world.borrow().effects, vec!["dismiss", "login"]);
     assert!(events.iter().any(|e| e.status == "interrupt"));
+}
+
+/// The notice comes up after the field was clicked and before its first key: it is dismissed,
+/// the field clicked again, and every key lands in the field (none in the notice).
+#[test]
+fn an_interrupt_between_a_fields_click_and_its_first_key_is_dismissed_then_typed_into() {
+    let b = bench("login");
+    b.world.borrow_mut().notice_on_click = true;
+    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.effects, vec!["dismiss", "login"]);
+    assert_eq!(w.fields["用户名"], "admin");
+    assert_eq!(w.fields["密码"], "pw-s3cret");
+    assert!(!w.typed.contains_key(&POPUP), "the notice got keys");
 }
 
 #[test]

@@ -720,6 +720,14 @@ impl Runner<'_> {
             // server delivers it: keys sent at once can reach the old focus (ctrl+a did, in
             // the practice app). Wait until the field shows the click (its caret), briefly.
             self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
+            // An interrupt (a session notice) that came up between the click and the first
+            // key: dismissed, and the field clicked again, before any key goes out.
+            if self.check_guard(lf, &frame).is_err()
+                && self.handle_interrupts(lf, vars).map_err(acted)?
+            {
+                self.send(&first).map_err(acted)?;
+                self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
+            }
             if compensate {
                 self.compensate(lf, step, vars)
                     .map_err(|f| Fail { acted: true, ..f })?;
