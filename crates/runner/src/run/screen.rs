@@ -332,7 +332,18 @@ impl Runner<'_> {
                     }
                 }
             };
-            self.check_guard(lf, &frame)?;
+            // A notice just mapped may not have the focus yet (the window manager gives it a
+            // moment later): it is waited for, as a step waits for a focus to land.
+            let land = self.clock.now_ms() + FOCUS_LAND_MS;
+            loop {
+                match self.check_guard(lf, &frame) {
+                    Ok(()) => break,
+                    Err(e) if e.code == ErrorCode::WindowBlocked && self.clock.now_ms() < land => {
+                        self.clock.sleep_ms(FOCUS_POLL_MS);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
             let h = self.note_action(usize::MAX, "interrupt", located.screen_box, &frame)?;
             self.spend(1)?;
             self.send(&Input_::click(located.screen_box.center()))?;
