@@ -48,6 +48,10 @@ pub struct XDamage {
     /// Watched windows (top-level frames, popups, windows mapped since the watch) and their
     /// screen rects.
     area: Vec<(Window, Rect)>,
+    /// Paints read off the connection and not yet taken.
+    pending: u32,
+    /// Where the paints since the watch fell (screen rects; a map counts as its window's rect).
+    painted: Vec<Rect>,
 }
 
 fn unavailable(msg: impl std::fmt::Display) -> MendError {
@@ -91,6 +95,8 @@ impl XDamage {
             root,
             id_mask,
             area: Vec::new(),
+            pending: 0,
+            painted: Vec::new(),
         })
     }
 
@@ -149,6 +155,47 @@ impl XDamage {
     fn touches(&self, r: Rect) -> bool {
         self.area.iter().any(|(_, a)| a.intersect(&r).is_some())
     }
+
+    /// Read what the server sent so far into `pending` and `painted`.
+    fn read_events(&mut self) -> Result<(), MendError> {
+        while let Some(e) = self.conn.poll_for_event().map_err(unavailable)? {
+            match e {
+                Event::DamageNotify(d) => {
+                    let a = d.area;
+                    let r = Rect::new(a.x as i32, a.y as i32, a.width as i32, a.height as i32);
+                    if self.touches(r) {
+                        self.paint(r);
+                    }
+                }
+                Event::MapNotify(m) if m.event == self.root => {
+                    // A window the input opened: watched from now on, wherever it is.
+                    if let Some(r) = self.rect_of(m.window) {
+                        self.area.push((m.window, r));
+                        self.paint(r);
+                    } else {
+                        self.pending += 1;
+                    }
+                }
+                Event::UnmapNotify(u) if u.event == self.root => {
+                    if let Some(&(_, r)) = self.area.iter().find(|(w, _)| *w == u.window) {
+                        self.paint(r);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn paint(&mut self, r: Rect) {
+        self.pending += 1;
+        // A bound on what one step keeps: a window painting all along is one rect.
+        if self.painted.len() < 256 {
+            self.painted.push(r);
+        } else if let Some(last) = self.painted.last_mut() {
+            *last = last.union(&r);
+        }
+    }
 }
 
 impl DamageStream for XDamage {
@@ -156,6 +203,8 @@ impl DamageStream for XDamage {
         // What was painted before the watch is not the input's doing.
         while self.conn.poll_for_event().map_err(unavailable)?.is_some() {}
         self.area.clear();
+        self.pending = 0;
+        self.painted.clear();
         for &w in windows {
             let Some(top) = self.toplevel_of(w) else {
                 continue; // gone: nothing of it to watch
@@ -176,35 +225,12 @@ impl DamageStream for XDamage {
     }
 
     fn take(&mut self) -> Result<u32, MendError> {
-        let mut n = 0;
-        while let Some(e) = self.conn.poll_for_event().map_err(unavailable)? {
-            match e {
-                Event::DamageNotify(d) => {
-                    let a = d.area;
-                    if self.touches(Rect::new(
-                        a.x as i32,
-                        a.y as i32,
-                        a.width as i32,
-                        a.height as i32,
-                    )) {
-                        n += 1;
-                    }
-                }
-                Event::MapNotify(m) if m.event == self.root => {
-                    // A window the input opened: watched from now on, wherever it is.
-                    if let Some(r) = self.rect_of(m.window) {
-                        self.area.push((m.window, r));
-                    }
-                    n += 1;
-                }
-                Event::UnmapNotify(u)
-                    if u.event == self.root && self.area.iter().any(|(w, _)| *w == u.window) =>
-                {
-                    n += 1;
-                }
-                _ => {}
-            }
-        }
-        Ok(n)
+        self.read_events()?;
+        Ok(std::mem::take(&mut self.pending))
+    }
+
+    fn painted_over(&mut self, area: Rect) -> Result<bool, MendError> {
+        self.read_events()?;
+        Ok(self.painted.iter().any(|p| p.intersect(&area).is_some()))
     }
 }

@@ -68,6 +68,9 @@ pub trait DamageStream {
     /// How many paints reached what is watched since the last call (or the watch). Never
     /// blocks.
     fn take(&mut self) -> Result<u32, MendError>;
+    /// Whether anything was painted over `area` (screen pixels) since the watch, without
+    /// taking those paints: the next [`DamageStream::take`] still counts them. Never blocks.
+    fn painted_over(&mut self, area: mend_model::Rect) -> Result<bool, MendError>;
 }
 
 static NEXT_FRAME_ID: AtomicU64 = AtomicU64::new(1);

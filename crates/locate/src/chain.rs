@@ -40,6 +40,11 @@ const FIELD_LABEL_REACH: i32 = 260;
 
 /// Template correlation from which a recorded crop counts as "the same pixels".
 const TEMPLATE_MIN: f32 = 0.9;
+/// Pearson's r from which a template hit shares the recorded crop's shape
+/// ([`mend_vision::TemplateHit::shape`]). On the practice app's suite every hit the exact rung
+/// took rightly scored 0.59 or more (a field whose caption beside it was renamed); hits on
+/// flat patches score about 0, a control of another size 0.3–0.45.
+const SHAPE_MIN: f32 = 0.5;
 /// Two candidates closer than this in score are a tie the text cannot break.
 const TIE: f64 = 0.15;
 
@@ -88,12 +93,7 @@ impl Locator {
             return Some(at);
         }
         let text = target.text.as_deref()?;
-        let read_at = Rect::new(
-            at.x - FIELD_LABEL_REACH,
-            at.y - 6,
-            FIELD_LABEL_REACH,
-            at.h + 12,
-        );
+        let read_at = caption_strip(at);
         let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
         // Sparse reading, as the region near a recorded place is read: a strip read as one
         // line loses a caption's first ideograph beside a field's frame (密码 as 码).
@@ -166,6 +166,22 @@ impl Locator {
         if let Some(text) = target.text.as_deref() {
             // 2. fuzzy OCR: near the recorded place first, then the whole window.
             if let Some(rec) = target.recorded {
+                // A field: first its caption's place, where the exact rung reads it (on the
+                // field's rows, to its left). Only a caption read exactly there, beside one
+                // field, answers; anything else reads the whole region around.
+                if target.role == Role::Field {
+                    let labels = scene
+                        .labels_in(&mut self.ocr, caption_strip(rec), REGION_OCR)
+                        .map_err(ocr_err)?;
+                    let cands: Vec<Candidate> =
+                        candidates(scene, &mut self.ocr, &labels, target, text)
+                            .into_iter()
+                            .filter(|c| c.score >= 1.0)
+                            .collect();
+                    if let [c] = cands.as_slice() {
+                        return Ok(answer(Strategy::FuzzyOcr, c.clone()));
+                    }
+                }
                 let region = search_region(rec, target.role);
                 let labels = scene
                     .labels_in(&mut self.ocr, region, REGION_OCR)
@@ -388,7 +404,11 @@ impl Locator {
         let Some(hit) = find_template(&scene.frame.image, tmpl, region, &SCALES) else {
             return Ok(None);
         };
-        if hit.score < TEMPLATE_MIN {
+        // A place of the crop's tone but not its shape (a flat patch matched by a button's
+        // flat face, a dark theme's panel) is not the crop: no reading is spent on it (a
+        // reading of such a blank place took Tesseract 1.4 s), and the fuzzy rung reads the
+        // region instead.
+        if hit.score < TEMPLATE_MIN || hit.shape < SHAPE_MIN {
             return Ok(None);
         }
         let control = if with_caption {
@@ -434,12 +454,7 @@ impl Locator {
                 // A field's text is its label, to the left; a button's is inside it, and all
                 // of it counts (two lines 删除 + 全部 are one caption).
                 let read_at = if target.role == Role::Field {
-                    Rect::new(
-                        found.x - FIELD_LABEL_REACH,
-                        found.y - 6,
-                        FIELD_LABEL_REACH,
-                        found.h + 12,
-                    )
+                    caption_strip(found)
                 } else {
                     found
                 };
@@ -629,6 +644,16 @@ fn by_pixels(scene: &mut Scene, target: &Target, tmpl: &RgbaImage) -> Result<Loc
         text: String::new(),
         frame_id: frame.info.id,
     })
+}
+
+/// Where a field's caption is read beside it: on its rows, to its left.
+fn caption_strip(field: Rect) -> Rect {
+    Rect::new(
+        field.x - FIELD_LABEL_REACH,
+        field.y - 6,
+        FIELD_LABEL_REACH,
+        field.h + 12,
+    )
 }
 
 /// Where to read first: around the recorded box; for a field, also the label strip to its left.

@@ -226,9 +226,10 @@ pub struct Runner<'a> {
     app_wait_ms: u64,
     /// The last click sent: clock ms and screen point ([`Runner::space_click`]).
     last_click: Option<(u64, Point)>,
-    /// With a damage stream: the windows on the screen at the last input; a window not among
-    /// them opened since, and is let go quiet before it is acted on
-    /// ([`Runner::let_new_window_settle`]). `None` before the first input.
+    /// The windows on the screen at the last input; a window not among them opened since: on
+    /// damage events it is let go quiet before it is acted on
+    /// ([`Runner::let_new_window_settle`]), and no key of a type step goes out while it is
+    /// there unhandled. `None` before the first input.
     known_windows: Option<HashSet<u32>>,
 }
 

@@ -142,6 +142,15 @@ impl<C: Clock> DamageStream for ScriptedDamage<C> {
         self.paints.drain(..n);
         Ok(n as u32)
     }
+
+    /// Every scripted paint is over every area (the script has no places).
+    fn painted_over(&mut self, _area: mend_model::Rect) -> Result<bool, MendError> {
+        let now = self.clock.now_ms();
+        if self.breaks_at.is_some_and(|t| now >= t) {
+            return Err(MendError::new(ErrorCode::CaptureFailed, "connection lost"));
+        }
+        Ok(self.paints.first().is_some_and(|&t| t <= now))
+    }
 }
 
 #[cfg(test)]

@@ -73,6 +73,18 @@ struct World {
     /// The next click on a field opens the notice 提示 (the popup window) in front of it, as
     /// a session notice may come up between the click and the first key.
     notice_on_click: bool,
+    /// The notice opened by `notice_on_click` loses the focus to the main window this long
+    /// after it opened (the field's click reached the window manager after the notice took
+    /// the focus), and gets it back only when asked to the front (`Input::activate`).
+    notice_loses_focus_ms: Option<u64>,
+    /// When the notice loses the focus (fake clock ms).
+    focus_back_at: Option<u64>,
+    /// At this fake time the notice maps, without the focus (the window manager has not
+    /// given it yet).
+    notice_at: Option<u64>,
+    /// While the notice is open the application drops keys sent to its main window (a
+    /// modal dialog's grab: Tk's `grab_set`), focused or not.
+    notice_grabs: bool,
     /// A click on this caption opens the dialog 提示 (the popup window) in front.
     opens_dialog: Option<&'static str>,
     clock: FakeClock,
@@ -124,6 +136,17 @@ struct Desk(W);
 
 impl Capture for Desk {
     fn windows(&self) -> Result<Vec<WindowInfo>, MendError> {
+        {
+            let mut w = self.0.borrow_mut();
+            if w.focus_back_at.is_some_and(|t| w.clock.now_ms() >= t) {
+                w.focus_back_at = None;
+                w.focus = MAIN;
+            }
+            if w.notice_at.is_some_and(|t| w.clock.now_ms() >= t) {
+                w.notice_at = None;
+                w.extra.push((POPUP, "提示".into()));
+            }
+        }
         let w = self.0.borrow();
         let focus = if w.clock.now_ms() < w.unfocused_until {
             0
@@ -303,6 +326,7 @@ impl Input for Keyboard {
                 if w.field.is_some() && std::mem::take(&mut w.notice_on_click) {
                     w.extra.push((POPUP, "提示".into()));
                     w.focus = POPUP;
+                    w.focus_back_at = w.notice_loses_focus_ms.map(|d| now + d);
                 }
                 if w.field.is_some() && std::mem::take(&mut w.steal_on_click) {
                     w.extra.push((OTHER, "Decoy".into()));
@@ -361,6 +385,17 @@ impl Input for Keyboard {
         Ok(())
     }
 
+    /// The window manager brings the notice to the front when asked; the main window stays
+    /// where it is (a window of another application in front keeps the focus).
+    fn activate(&mut self, window: u32) -> Result<(), MendError> {
+        let mut w = self.0.borrow_mut();
+        if window == POPUP && w.extra.iter().any(|(i, _)| *i == window) {
+            w.focus = window;
+            w.focus_back_at = None;
+        }
+        Ok(())
+    }
+
     /// Like the X11 backend: the focus is checked and the key sent in one step.
     fn type_into(&mut self, window: u32, c: char) -> Result<(), MendError> {
         let mut w = self.0.borrow_mut();
@@ -368,6 +403,9 @@ impl Input for Keyboard {
             return Err(MendError::new(ErrorCode::WindowBlocked, "focus moved"));
         }
         w.inputs.push(In::Type { text: c.into() });
+        if w.notice_grabs && window == MAIN && w.extra.iter().any(|(i, _)| *i == POPUP) {
+            return Ok(()); // sent, and dropped by the application
+        }
         w.typed.entry(window).or_default().push(c);
         if let Some(f) = w.field.filter(|_| window == MAIN) {
             if std::mem::take(&mut w.selected) {
@@ -692,6 +730,69 @@ fn an_interrupt_between_a_fields_click_and_its_first_key_is_dismissed_then_typed
     assert_eq!(w.fields["用户名"], "admin");
     assert_eq!(w.fields["密码"], "pw-s3cret");
     assert!(!w.typed.contains_key(&POPUP), "the notice got keys");
+}
+
+/// The notice comes up as the field is clicked, and that click, reaching the window manager
+/// after the notice took the focus, gives the focus back to the main window: the notice stays
+/// up behind nothing, unfocused. It is asked to the front, dismissed, and the field typed
+/// into; before, the run paused after waiting for a focus that never came back.
+#[test]
+fn a_notice_left_without_the_focus_is_asked_to_the_front_then_dismissed() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.notice_on_click = true;
+        w.notice_loses_focus_ms = Some(1);
+    }
+    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.effects, vec!["dismiss", "login"]);
+    assert_eq!(w.fields["用户名"], "admin");
+    assert!(!w.typed.contains_key(&POPUP), "the notice got keys");
+}
+
+/// The notice maps as the field is clicked but never gets the focus, and while it is up the
+/// application drops every key sent to its main window (a modal grab). The guard alone sees
+/// the main window in front and would type into nothing; a window that opened since the click
+/// holds the keys back until it is handled.
+#[test]
+fn no_key_goes_out_while_a_window_opened_since_the_click_is_unhandled() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.notice_on_click = true;
+        w.notice_loses_focus_ms = Some(0);
+        w.notice_grabs = true;
+    }
+    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.effects, vec!["dismiss", "login"]);
+    assert_eq!(w.fields["用户名"], "admin");
+    assert_eq!(w.fields["密码"], "pw-s3cret");
+}
+
+/// The same notice mapped while the field was being located, before its click (the window
+/// manager has not given it the focus): the guard sees the main window in front, but the
+/// interrupt's window is up, so it is handled before the first key.
+#[test]
+fn an_interrupt_up_but_not_in_front_is_handled_before_the_first_key() {
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.find_cost_ms = 10;
+        w.notice_at = Some(5);
+        w.notice_grabs = true;
+    }
+    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.effects, vec!["dismiss", "login"]);
+    assert_eq!(w.fields["用户名"], "admin");
 }
 
 #[test]

@@ -14,6 +14,10 @@ pub struct TemplateHit {
     /// Normalised cross-correlation, 0..=1 (1 = identical up to brightness scale).
     pub score: f32,
     pub scale: f32,
+    /// Pearson's r of the template and the place (zero-mean NCC): whether the place shares
+    /// the template's shape, not only its shade. The `score` of a mostly flat template (a
+    /// button's face) is high on any flat patch of a similar tone; this is about 0 there.
+    pub shape: f32,
 }
 
 pub const SCALES: [f32; 4] = [1.0, 1.25, 1.5, 0.8];
@@ -125,6 +129,7 @@ pub fn find_template(
                 rect: Rect::new(r.x + x as i32, r.y + y as i32, tw0 as i32, th0 as i32),
                 score: s,
                 scale: 1.0,
+                shape: zncc_at(&area, &tmpl, x, y),
             });
         }
     }
@@ -148,6 +153,7 @@ pub fn find_template(
                 rect: Rect::new(r.x + x as i32, r.y + y as i32, tw as i32, th as i32),
                 score,
                 scale: s,
+                shape: zncc_at(&area, &t, x, y),
             });
         }
     }
@@ -158,7 +164,6 @@ pub fn find_template(
 /// 1 for the same pattern at any brightness and contrast, about 0 for a flat patch (where plain
 /// NCC says ~1), so a match must share the template's shape, not just its shade. The map
 /// below scores every placement at once; this single placement is its check.
-#[cfg(test)]
 fn zncc_at(area: &GrayImage, t: &GrayImage, x: u32, y: u32) -> f32 {
     let n = (t.width() * t.height()) as f64;
     let (mut sa, mut st, mut saa, mut stt, mut sat) = (0f64, 0f64, 0f64, 0f64, 0f64);
@@ -354,6 +359,7 @@ pub fn template_places(
                 rect: Rect::new(r.x + px as i32, r.y + py as i32, tw as i32, th as i32),
                 score: v,
                 scale: s,
+                shape: v,
             });
         }
     }

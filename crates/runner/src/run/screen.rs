@@ -4,12 +4,27 @@
 use super::*;
 
 impl Runner<'_> {
-    /// Poll the frame's window until the pixels in `rect` differ from `before`'s, or `max_ms`
-    /// pass (a field that had the focus already shows no change).
+    /// Wait until the application shows it handled the input just sent at `rect` (frame
+    /// pixels of `before`), or `max_ms` pass. With a damage stream watching the input: until
+    /// it paints over `rect` — a field clicked that had the focus already repaints with the
+    /// same pixels, and is not waited out. Else (or if the stream breaks): until the pixels
+    /// in `rect` differ from `before`'s.
     pub(super) fn await_change(&mut self, before: &Frame, rect: Rect, max_ms: u64) {
         let Some(id) = before.info.window.as_ref().map(|w| w.id) else {
             return;
         };
+        if let (Some(_), Some(d)) = (self.armed, self.damage.as_deref_mut()) {
+            let area = before.info.to_screen(&rect);
+            let deadline = self.clock.now_ms() + max_ms;
+            loop {
+                match d.painted_over(area) {
+                    Ok(true) => return,
+                    Ok(false) if self.clock.now_ms() >= deadline => return,
+                    Ok(false) => self.clock.sleep_ms(self.opts.settle.poll_ms),
+                    Err(_) => break,
+                }
+            }
+        }
         let old = mend_vision::crop(&before.image, rect);
         let deadline = self.clock.now_ms() + max_ms;
         while self.clock.now_ms() < deadline {
@@ -69,6 +84,13 @@ impl Runner<'_> {
     /// or when it cannot watch, the step settles on fingerprints.
     pub(super) fn arm(&mut self, lf: &LoadedFlow, frame: Option<&Frame>) {
         self.armed = None;
+        // The windows at this input: one that opens after it is new (a dialog to let go
+        // quiet, a notice no key may race).
+        self.known_windows = self
+            .capture
+            .windows()
+            .ok()
+            .map(|ws| ws.iter().map(|w| w.id).collect());
         if self.damage.is_none() {
             return;
         }
@@ -91,11 +113,6 @@ impl Runner<'_> {
         if let Some(d) = self.damage.as_deref_mut() {
             self.armed = d.watch(&ids).ok().map(|()| now);
         }
-        self.known_windows = self
-            .capture
-            .windows()
-            .ok()
-            .map(|ws| ws.iter().map(|w| w.id).collect());
     }
 
     /// A window that opened since the last input (a dialog) is let go quiet before it is acted
@@ -333,12 +350,21 @@ impl Runner<'_> {
                 }
             };
             // A notice just mapped may not have the focus yet (the window manager gives it a
-            // moment later): it is waited for, as a step waits for a focus to land.
-            let land = self.clock.now_ms() + FOCUS_LAND_MS;
+            // moment later): it is waited for, as a step waits for a focus to land. One that
+            // mapped as a click landed on the window behind it may never get it (that click
+            // took the focus back): after a moment it is asked to the front once, as a pager
+            // would, and the guard still decides.
+            let start = self.clock.now_ms();
+            let land = start + FOCUS_LAND_MS;
+            let mut asked = false;
             loop {
                 match self.check_guard(lf, &frame) {
                     Ok(()) => break,
                     Err(e) if e.code == ErrorCode::WindowBlocked && self.clock.now_ms() < land => {
+                        if !asked && self.clock.now_ms() >= start + 3 * FOCUS_POLL_MS {
+                            asked = true;
+                            let _ = self.input.activate(w.id);
+                        }
                         self.clock.sleep_ms(FOCUS_POLL_MS);
                     }
                     Err(e) => return Err(e),

@@ -528,13 +528,7 @@ impl Runner<'_> {
         text: &str,
     ) -> Result<(), MendError> {
         let total = text.chars().count();
-        let window = frame
-            .info
-            .window
-            .as_ref()
-            .map(|w| w.id)
-            .ok_or_else(|| err(ErrorCode::WindowNotFound, "the frame has no window"))?;
-        let stopped = |n: usize, e: MendError| {
+        self.type_counted(lf, frame, text).map_err(|(n, e)| {
             err(
                 e.code,
                 format!(
@@ -542,13 +536,90 @@ impl Runner<'_> {
                     e.message
                 ),
             )
-        };
-        self.check_guard(lf, frame).map_err(|e| stopped(0, e))?;
+        })
+    }
+
+    /// The title of a window on the screen now that was not at the last input.
+    fn window_opened_since_input(&self) -> Option<String> {
+        let known = self.known_windows.as_ref()?;
+        let now = self.capture.windows().ok()?;
+        now.into_iter()
+            .find(|w| !known.contains(&w.id))
+            .map(|w| w.title)
+    }
+
+    /// [`Runner::type_guarded`], a stop with how many characters went out before it.
+    fn type_counted(
+        &mut self,
+        lf: &LoadedFlow,
+        frame: &Frame,
+        text: &str,
+    ) -> Result<(), (usize, MendError)> {
+        let window = frame
+            .info
+            .window
+            .as_ref()
+            .map(|w| w.id)
+            .ok_or_else(|| (0, err(ErrorCode::WindowNotFound, "the frame has no window")))?;
+        self.check_guard(lf, frame).map_err(|e| (0, e))?;
         // The backend checks the focus and sends the keys atomically: a window that takes the
         // focus mid-text gets nothing.
-        self.input
-            .type_text_into(window, text)
-            .map_err(|(n, e)| stopped(n, e))
+        self.input.type_text_into(window, text)
+    }
+
+    /// Type into the field clicked by `click`: when an interrupt (a session notice) came up
+    /// in front before the first key went out, it is dismissed, the field clicked again and
+    /// the text typed then. A stop after some keys went out stays a stop: re-typing part of
+    /// a text needs the field emptied first, and a person decides.
+    #[allow(clippy::too_many_arguments)]
+    fn type_into_field(
+        &mut self,
+        lf: &LoadedFlow,
+        vars: &Row,
+        frame: &Frame,
+        field: Rect,
+        click: &Input_,
+        text: &str,
+    ) -> Result<(), MendError> {
+        // A window that opened since the click (a session notice mapping) may hold the
+        // application's keyboard grab before the window manager gives it the focus: keys
+        // sent to the field then are dropped, or reach the new window once it is in front.
+        // None is sent until it is handled or gone. An interrupt's window that is up already
+        // (mapped just before the click, and not in front yet) is handled first.
+        if self.handle_interrupts(lf, vars)? {
+            self.send(click)?;
+            self.await_change(frame, field, FOCUS_WAIT_MS);
+        }
+        let first = match self.window_opened_since_input() {
+            Some(title) => Err((
+                0,
+                err(
+                    ErrorCode::WindowBlocked,
+                    format!("'{title}' opened after the field was clicked; no key sent"),
+                ),
+            )),
+            None => self.type_counted(lf, frame, text),
+        };
+        match first {
+            Err((0, e))
+                if e.code == ErrorCode::WindowBlocked && self.handle_interrupts(lf, vars)? =>
+            {
+                self.send(click)?;
+                self.await_change(frame, field, FOCUS_WAIT_MS);
+                self.type_guarded(lf, frame, text)
+            }
+            Ok(()) => Ok(()),
+            Err((n, e)) => {
+                let total = text.chars().count();
+                Err(err(
+                    e.code,
+                    format!(
+                        "typing stopped after {n} of {total} characters: {}",
+                        e.message
+                    ),
+                ))
+            }
+        }
     }
 
     /// One attempt at a step (or a compensation step when `at` is `None`: no journal).
@@ -721,8 +792,11 @@ impl Runner<'_> {
             // the practice app). Wait until the field shows the click (its caret), briefly.
             self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
             // An interrupt (a session notice) that came up between the click and the first
-            // key: dismissed, and the field clicked again, before any key goes out.
-            if self.check_guard(lf, &frame).is_err()
+            // key: dismissed, and the field clicked again, before any key goes out. Looked for
+            // here when keys go out before the text (a compensation, emptying the field);
+            // else typing the text checks it first (`type_into_field`).
+            if (compensate || step.clear)
+                && self.check_guard(lf, &frame).is_err()
                 && self.handle_interrupts(lf, vars).map_err(acted)?
             {
                 self.send(&first).map_err(acted)?;
@@ -756,7 +830,8 @@ impl Runner<'_> {
                         );
                     }
                 }
-                self.type_guarded(lf, &frame, &text).map_err(acted)?;
+                self.type_into_field(lf, vars, &frame, located.rect, &first, &text)
+                    .map_err(acted)?;
                 self.acted(at).map_err(acted)?;
                 // An empty field that was typed into shows something, or the keys went astray.
                 if step.types_into_field()

@@ -232,3 +232,46 @@ target = { text = "确定", role = "button", window = "提示" }
     // (The third step waits too, but as a click on the spot of the one before: the watches
     // above show the dialog was not let go quiet a second time.)
 }
+
+/// A type step clicks its field and waits for the application to show it took the click
+/// before the first key. A field that had the focus already looks the same after the click;
+/// the application's repaint says it handled the click, and the keys go at once instead of
+/// after the 300 ms a change of pixels is waited for.
+#[test]
+fn a_fields_repaint_after_its_click_lets_the_keys_go_without_waiting_for_a_change() {
+    let body = r#"
+[[step]]
+action = "type"
+target = { text = "用户名", role = "field" }
+text = "admin"
+"#;
+    // The application repaints 6 ms after the click (the fake field draws no caret: its
+    // pixels do not change until the first key).
+    let b = bench("login");
+    let mut d = stream(&b, &[6]);
+    let (s, _) = go_damaged(&b, &flow(&b, body), &mut d, |_| {});
+    assert_eq!(s.code, None, "{s:?}");
+    assert_eq!(
+        b.world.borrow().fields.get("用户名").map(String::as_str),
+        Some("admin")
+    );
+    let painted = s.steps[0].act_ms;
+    // Nothing painted: the pixels are waited for, up to FOCUS_WAIT_MS.
+    let b = bench("login");
+    let mut d = stream(&b, &[]);
+    let (s, _) = go_damaged(&b, &flow(&b, body), &mut d, |_| {});
+    assert_eq!(s.code, None, "{s:?}");
+    assert_eq!(
+        b.world.borrow().fields.get("用户名").map(String::as_str),
+        Some("admin")
+    );
+    let silent = s.steps[0].act_ms;
+    assert!(
+        silent >= 300,
+        "no paint: the field's pixels waited for ({silent} ms)"
+    );
+    assert!(
+        painted + 250 <= silent,
+        "a repaint after the click ends the wait: {painted} ms against {silent} ms"
+    );
+}
