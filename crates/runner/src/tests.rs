@@ -720,8 +720,14 @@ fn an_interrupt_window_is_dismissed_and_the_flow_goes_on() {
 /// the field clicked again, and every key lands in the field (none in the notice).
 #[test]
 fn an_interrupt_between_a_fields_click_and_its_first_key_is_dismissed_then_typed_into() {
+    logs_in_past_the_notice(|w| w.notice_on_click = true);
+}
+
+/// The login flow with the notice 提示 as its interrupt, on a login screen set up by `setup`:
+/// it passes, the notice dismissed once, every key in its field and none in the notice.
+fn logs_in_past_the_notice(setup: impl FnOnce(&mut World)) {
     let b = bench("login");
-    b.world.borrow_mut().notice_on_click = true;
+    setup(&mut b.world.borrow_mut());
     let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
     let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
@@ -738,19 +744,10 @@ fn an_interrupt_between_a_fields_click_and_its_first_key_is_dismissed_then_typed
 /// into; before, the run paused after waiting for a focus that never came back.
 #[test]
 fn a_notice_left_without_the_focus_is_asked_to_the_front_then_dismissed() {
-    let b = bench("login");
-    {
-        let mut w = b.world.borrow_mut();
+    logs_in_past_the_notice(|w| {
         w.notice_on_click = true;
         w.notice_loses_focus_ms = Some(1);
-    }
-    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
-    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
-    assert_eq!(s.status, "passed", "{s:?}");
-    let w = b.world.borrow();
-    assert_eq!(w.effects, vec!["dismiss", "login"]);
-    assert_eq!(w.fields["用户名"], "admin");
-    assert!(!w.typed.contains_key(&POPUP), "the notice got keys");
+    });
 }
 
 /// The notice maps as the field is clicked but never gets the focus, and while it is up the
@@ -759,20 +756,11 @@ fn a_notice_left_without_the_focus_is_asked_to_the_front_then_dismissed() {
 /// holds the keys back until it is handled.
 #[test]
 fn no_key_goes_out_while_a_window_opened_since_the_click_is_unhandled() {
-    let b = bench("login");
-    {
-        let mut w = b.world.borrow_mut();
+    logs_in_past_the_notice(|w| {
         w.notice_on_click = true;
         w.notice_loses_focus_ms = Some(0);
         w.notice_grabs = true;
-    }
-    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
-    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
-    assert_eq!(s.status, "passed", "{s:?}");
-    let w = b.world.borrow();
-    assert_eq!(w.effects, vec!["dismiss", "login"]);
-    assert_eq!(w.fields["用户名"], "admin");
-    assert_eq!(w.fields["密码"], "pw-s3cret");
+    });
 }
 
 /// The same notice mapped while the field was being located, before its click (the window
@@ -780,19 +768,11 @@ fn no_key_goes_out_while_a_window_opened_since_the_click_is_unhandled() {
 /// interrupt's window is up, so it is handled before the first key.
 #[test]
 fn an_interrupt_up_but_not_in_front_is_handled_before_the_first_key() {
-    let b = bench("login");
-    {
-        let mut w = b.world.borrow_mut();
+    logs_in_past_the_notice(|w| {
         w.find_cost_ms = 10;
         w.notice_at = Some(5);
         w.notice_grabs = true;
-    }
-    let body = format!("[[interrupt]]\nwindow = \"提示\"\nclick = \"确定\"\n{LOGIN}");
-    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
-    assert_eq!(s.status, "passed", "{s:?}");
-    let w = b.world.borrow();
-    assert_eq!(w.effects, vec!["dismiss", "login"]);
-    assert_eq!(w.fields["用户名"], "admin");
+    });
 }
 
 #[test]

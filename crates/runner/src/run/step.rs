@@ -527,16 +527,20 @@ impl Runner<'_> {
         frame: &Frame,
         text: &str,
     ) -> Result<(), MendError> {
-        let total = text.chars().count();
-        self.type_counted(lf, frame, text).map_err(|(n, e)| {
-            err(
-                e.code,
-                format!(
-                    "typing stopped after {n} of {total} characters: {}",
-                    e.message
-                ),
-            )
-        })
+        self.type_counted(lf, frame, text)
+            .map_err(|(n, e)| stopped_after(n, text, e))
+    }
+
+    /// Click a field again after an interrupt was dismissed, and wait for it to take the click.
+    fn click_field_again(
+        &mut self,
+        frame: &Frame,
+        field: Rect,
+        click: &Input_,
+    ) -> Result<(), MendError> {
+        self.send(click)?;
+        self.await_change(frame, field, FOCUS_WAIT_MS);
+        Ok(())
     }
 
     /// The title of a window on the screen now that was not at the last input.
@@ -587,8 +591,7 @@ impl Runner<'_> {
         // None is sent until it is handled or gone. An interrupt's window that is up already
         // (mapped just before the click, and not in front yet) is handled first.
         if self.handle_interrupts(lf, vars)? {
-            self.send(click)?;
-            self.await_change(frame, field, FOCUS_WAIT_MS);
+            self.click_field_again(frame, field, click)?;
         }
         let first = match self.window_opened_since_input() {
             Some(title) => Err((
@@ -604,21 +607,11 @@ impl Runner<'_> {
             Err((0, e))
                 if e.code == ErrorCode::WindowBlocked && self.handle_interrupts(lf, vars)? =>
             {
-                self.send(click)?;
-                self.await_change(frame, field, FOCUS_WAIT_MS);
+                self.click_field_again(frame, field, click)?;
                 self.type_guarded(lf, frame, text)
             }
             Ok(()) => Ok(()),
-            Err((n, e)) => {
-                let total = text.chars().count();
-                Err(err(
-                    e.code,
-                    format!(
-                        "typing stopped after {n} of {total} characters: {}",
-                        e.message
-                    ),
-                ))
-            }
+            Err((n, e)) => Err(stopped_after(n, text, e)),
         }
     }
 
@@ -799,8 +792,8 @@ impl Runner<'_> {
                 && self.check_guard(lf, &frame).is_err()
                 && self.handle_interrupts(lf, vars).map_err(acted)?
             {
-                self.send(&first).map_err(acted)?;
-                self.await_change(&frame, located.rect, FOCUS_WAIT_MS);
+                self.click_field_again(&frame, located.rect, &first)
+                    .map_err(acted)?;
             }
             if compensate {
                 self.compensate(lf, step, vars)
@@ -932,4 +925,16 @@ fn opens_a_menu(step: &Step, at: Rect) -> bool {
             .and_then(Role::parse)
             == Some(Role::Menu)
         && at.y < 2 * at.h.max(8)
+}
+
+/// A type step's stop after `n` characters of `text` went out.
+fn stopped_after(n: usize, text: &str, e: MendError) -> MendError {
+    err(
+        e.code,
+        format!(
+            "typing stopped after {n} of {} characters: {}",
+            text.chars().count(),
+            e.message
+        ),
+    )
 }
