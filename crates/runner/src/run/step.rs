@@ -575,7 +575,6 @@ impl Runner<'_> {
     /// in front before the first key went out, it is dismissed, the field clicked again and
     /// the text typed then. A stop after some keys went out stays a stop: re-typing part of
     /// a text needs the field emptied first, and a person decides.
-    #[allow(clippy::too_many_arguments)]
     fn type_into_field(
         &mut self,
         lf: &LoadedFlow,
