@@ -7,7 +7,8 @@ use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::{is_ideograph, OcrEngine};
 use mend_vision::{
-    centred_ink, crop, filled_bar, find_template, pixel_diff, template_places, SCALES,
+    centred_ink, confirm_short, crop, filled_bar, find_template, ink_of, pixel_diff,
+    template_places, Verdict, SCALES,
 };
 
 /// What was recorded with a target besides its description: the template crop.
@@ -65,6 +66,8 @@ pub struct Locator {
     /// popup was still opening).
     pub flow_names: Vec<String>,
     cache: SceneCache,
+    /// Readings of the target's text that its ink refuted (one locate's), for the refusal.
+    refuted: Vec<String>,
 }
 
 impl Locator {
@@ -74,6 +77,7 @@ impl Locator {
             semantic: Box::new(OfflineMatcher),
             flow_names: Vec::new(),
             cache: SceneCache::default(),
+            refuted: Vec::new(),
         })
     }
 
@@ -119,6 +123,7 @@ impl Locator {
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
         let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
+        self.refuted.clear();
         let r = self.locate_in(&mut scene, target, recorded);
         self.cache = scene.into_cache();
         r
@@ -173,11 +178,17 @@ impl Locator {
                     let labels = scene
                         .labels_in(&mut self.ocr, caption_strip(rec), REGION_OCR)
                         .map_err(ocr_err)?;
-                    let cands: Vec<Candidate> =
-                        candidates(scene, &mut self.ocr, &labels, target, text)
-                            .into_iter()
-                            .filter(|c| c.score >= 1.0)
-                            .collect();
+                    let cands: Vec<Candidate> = candidates(
+                        scene,
+                        &mut self.ocr,
+                        &labels,
+                        target,
+                        text,
+                        &mut self.refuted,
+                    )
+                    .into_iter()
+                    .filter(|c| c.score >= 1.0)
+                    .collect();
                     if let [c] = cands.as_slice() {
                         return Ok(answer(Strategy::FuzzyOcr, c.clone()));
                     }
@@ -186,7 +197,14 @@ impl Locator {
                 let labels = scene
                     .labels_in(&mut self.ocr, region, REGION_OCR)
                     .map_err(ocr_err)?;
-                let cands = candidates(scene, &mut self.ocr, &labels, target, text);
+                let cands = candidates(
+                    scene,
+                    &mut self.ocr,
+                    &labels,
+                    target,
+                    text,
+                    &mut self.refuted,
+                );
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
                     return v.map(|c| answer(Strategy::FuzzyOcr, c));
@@ -219,7 +237,14 @@ impl Locator {
                         .quarter_labels(&mut self.ocr, labels)
                         .map_err(ocr_err)?;
                 }
-                let cands = candidates(scene, &mut self.ocr, &labels, target, text);
+                let cands = candidates(
+                    scene,
+                    &mut self.ocr,
+                    &labels,
+                    target,
+                    text,
+                    &mut self.refuted,
+                );
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
                     return v.map(|c| answer(Strategy::FuzzyOcr, c));
@@ -330,10 +355,17 @@ impl Locator {
             .as_deref()
             .or(target.near.as_deref())
             .unwrap_or_default();
+        let mut refuted = std::mem::take(&mut self.refuted);
+        refuted.dedup();
+        let refuted = if refuted.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", refuted.join("; "))
+        };
         Err(Refusal::new(
             ErrorCode::LocatorNotFound,
             format!(
-                "no control matching '{what}' ({:?}) on this screen; it may have been removed or renamed to something with another meaning. Check the screen, then pick the control or fix the flow",
+                "no control matching '{what}' ({:?}) on this screen{refuted}; it may have been removed or renamed to something with another meaning. Check the screen, then pick the control or fix the flow",
                 target.role
             ),
             seen_candidates,
@@ -675,7 +707,9 @@ fn candidates(
     labels: &[SeenLabel],
     target: &Target,
     text: &str,
+    refuted: &mut Vec<String>,
 ) -> Vec<Candidate> {
+    let text_h = scene.text_height(labels);
     labels
         .iter()
         .filter_map(|l| {
@@ -687,9 +721,47 @@ fn candidates(
             if too_wide(l) {
                 return None;
             }
+            if let Some(why) = short_caption_refuted(scene, l, text, text_h) {
+                refuted.push(why);
+                return None;
+            }
             resolve(scene, ocr, &whole, target.role, score)
         })
         .collect()
+}
+
+/// A short caption (1–3 glyphs) is where a reading names a look-alike (a column header's I
+/// read as 1): a line read as exactly the target's glyphs is taken only if its ink has their
+/// shape ([`confirm_short`]). `Some(why)` when the ink shows something else. A line holding
+/// more than the target's glyphs (a mnemonic, a colon) is left to the reading.
+fn short_caption_refuted(
+    scene: &Scene,
+    l: &SeenLabel,
+    text: &str,
+    text_h: Option<i32>,
+) -> Option<String> {
+    let bare = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
+    let want = bare(text);
+    let n = want.chars().count();
+    if !(1..=3).contains(&n) || want.chars().any(|c| is_ideograph(c) || c.is_whitespace()) {
+        return None;
+    }
+    if bare(&l.text) != want {
+        return None;
+    }
+    let ink = ink_of(&scene.frame.image, l.line.inflate(1))?;
+    let at = (l.line.x, l.line.y);
+    match confirm_short(&want, &ink, text_h.map(|h| h as f32)) {
+        Verdict::Fits(_) | Verdict::NoFonts => None,
+        Verdict::Other(g, other, own) => Some(format!(
+            "'{}' read at {at:?} is drawn as '{g}' (shape {other:.2}, as '{want}' {own:.2})",
+            l.text
+        )),
+        Verdict::Unlike(own) => Some(format!(
+            "'{}' read at {at:?} is not drawn as '{want}' in any font here (shape {own:.2})",
+            l.text
+        )),
+    }
 }
 
 fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {

@@ -16,4 +16,4 @@ pub mod text;
 pub use chain::{Locator, Recorded, Refusal};
 pub use change::{ChangeReport, ElementBaseline, ElementChange, ScreenBaseline};
 pub use scene::{line_ocr, Scene, SceneCache, SeenLabel};
-pub use semantic::{title_meanings, OfflineMatcher, SemanticMatcher};
+pub use semantic::{english_meaning, title_meanings, OfflineMatcher, SemanticMatcher};

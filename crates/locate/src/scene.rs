@@ -562,6 +562,11 @@ impl<'a> Scene<'a> {
         self.frame.info.bounds()
     }
 
+    /// The window's usual text height: of `labels`, else of the window's reading if made.
+    pub(crate) fn text_height(&self, labels: &[SeenLabel]) -> Option<i32> {
+        labels_text_height(labels).or_else(|| labels_text_height(self.labels_read()))
+    }
+
     pub fn boxes(&mut self) -> &[ControlBox] {
         if self.boxes.is_none() {
             self.boxes = Some(find_control_boxes(&self.frame.image));

@@ -84,6 +84,14 @@ pub fn title_meanings(pattern: &str) -> Vec<String> {
         .collect()
 }
 
+/// The English word the UI vocabulary gives a label (密码 → "Password", 用户名 → "User name"),
+/// or `None` when it knows none: for naming things after a caption written in another script.
+pub fn english_meaning(label: &str) -> Option<&'static str> {
+    meanings(label)
+        .into_iter()
+        .find(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '))
+}
+
 /// The built-in offline matcher: a target's label or its synonyms (including the other
 /// language), with the role checked. Two different controls that both fit → no answer.
 #[derive(Debug, Default, Clone, Copy)]

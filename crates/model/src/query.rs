@@ -14,12 +14,35 @@ pub struct WindowQuery {
     /// never fit a window of another owner, or of none.
     pub owner: Option<u32>,
     pub also: Vec<String>,
+    /// The pattern as the flow wrote it, for messages.
+    pattern: String,
+}
+
+/// Whether a pattern anchors itself: it begins with `^` or ends with an unescaped `$`.
+fn self_anchored(pattern: &str) -> bool {
+    let ends = pattern.ends_with('$')
+        && pattern[..pattern.len() - 1]
+            .chars()
+            .rev()
+            .take_while(|&c| c == '\\')
+            .count()
+            % 2
+            == 0;
+    pattern.starts_with('^') || ends
 }
 
 impl WindowQuery {
-    /// `pattern` is a regex matched against the whole title (anchored).
+    /// `pattern` is a regex matched against the whole title (anchored at both ends) — unless it
+    /// anchors itself: a pattern that begins with `^` or ends with `$` is taken as written, so
+    /// `^out\.txt - ` is a title that begins so (the main window retitled after a save), as a
+    /// reader of the regex expects. A bare `客户管理系统` never fits `客户管理系统 - 副本`.
     pub fn title(pattern: &str) -> Result<Self, MendError> {
-        let re = Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+        let anchored = if self_anchored(pattern) {
+            format!("(?:{pattern})")
+        } else {
+            format!("^(?:{pattern})$")
+        };
+        let re = Regex::new(&anchored).map_err(|e| {
             MendError::new(
                 ErrorCode::InvalidArgument,
                 format!("window pattern '{pattern}' is not a valid regex: {e}"),
@@ -31,6 +54,7 @@ impl WindowQuery {
             pid: None,
             owner: None,
             also: Vec::new(),
+            pattern: pattern.to_string(),
         })
     }
 
@@ -73,19 +97,27 @@ impl WindowQuery {
             0 if !dialogs.is_empty() => Err(MendError::new(
                 ErrorCode::WindowNotFound,
                 format!(
-                    "no window matches '{}'; the main window's own dialogs open: {:?}. If one of them is the one meant (the same dialog in another language or wording), add its title to the flow's pattern ('{}|…').",
+                    "no window matches '{}'; the main window's own dialogs open: {:?}. If one of them is the one meant (the same dialog in another language or wording), add its title to the flow's pattern ('{}|…').{}",
                     self.describe(),
                     dialogs,
-                    self.describe()
+                    self.describe(),
+                    self.fits_in_part(&titles).unwrap_or_default()
                 ),
             )),
             0 => Err(MendError::new(
                 ErrorCode::WindowNotFound,
-                format!(
-                    "no window matches '{}'; open windows: {:?}. Start the application or fix the flow's window pattern.",
-                    self.describe(),
-                    titles
-                ),
+                match self.fits_in_part(&titles) {
+                    Some(hint) => format!(
+                        "no window matches '{}'; open windows: {:?}.{hint}",
+                        self.describe(),
+                        titles
+                    ),
+                    None => format!(
+                        "no window matches '{}'; open windows: {:?}. Start the application or fix the flow's window pattern.",
+                        self.describe(),
+                        titles
+                    ),
+                },
             )),
             n => Err(MendError::new(
                 ErrorCode::WindowAmbiguous,
@@ -99,12 +131,40 @@ impl WindowQuery {
     }
 
     fn describe(&self) -> String {
-        let p = self.title.as_str();
-        let p = p
-            .strip_prefix("^(?:")
-            .and_then(|s| s.strip_suffix(")$"))
-            .unwrap_or(p);
-        p.to_string()
+        self.pattern.clone()
+    }
+
+    /// For a pattern anchored at both ends that fits no title whole: the open titles it fits
+    /// in part, and a pattern that would take them (`fp.txt` → `.*fp\.txt` for `/tmp/…/fp.txt`).
+    fn fits_in_part(&self, titles: &[String]) -> Option<String> {
+        if self_anchored(&self.pattern) {
+            return None;
+        }
+        let loose = Regex::new(&self.pattern).ok()?;
+        let inside: Vec<&String> = titles.iter().filter(|t| loose.is_match(t)).collect();
+        if inside.is_empty() {
+            return None;
+        }
+        // A plain title is suggested escaped (its dots are dots); a regex as it was.
+        let plain = !self.pattern.chars().any(|c| "\\^$|?*+()[]{}".contains(c));
+        let core = if plain {
+            regex::escape(&self.pattern)
+        } else {
+            self.pattern.clone()
+        };
+        let t = inside[0];
+        let at_start = Regex::new(&format!("^(?:{})", self.pattern)).is_ok_and(|r| r.is_match(t));
+        let at_end = Regex::new(&format!("(?:{})$", self.pattern)).is_ok_and(|r| r.is_match(t));
+        let p = format!(
+            "{}{core}{}",
+            if at_start { "" } else { ".*" },
+            if at_end { "" } else { ".*" }
+        );
+        Some(format!(
+            " A window pattern matches the whole title; {:?} only contain{} a match. To take a title that contains it, write '{p}' (or begin it with '^' or end it with '$' to anchor one end only).",
+            inside,
+            if inside.len() == 1 { "s" } else { "" }
+        ))
     }
 }
 
@@ -174,6 +234,56 @@ mod tests {
         let err = q.pick(vec![w(1, "客户管理系统 - 副本", "tk")]).unwrap_err();
         assert_eq!(err.code, ErrorCode::WindowNotFound);
         assert_eq!(q.pick(vec![w(2, "客户管理系统", "tk")]).unwrap().id, 2);
+    }
+
+    /// A pattern that anchors one end itself is taken as written: the main window retitled
+    /// "out.txt - Notepad" after a save fits `^out\.txt - ` (issue 35: the assert failed on
+    /// every look, since `^(?:^out\.txt - )$` fits no title). Unanchored stays whole.
+    #[test]
+    fn a_pattern_anchored_at_one_end_is_taken_as_written() {
+        let saved = w(1, "out.txt - Notepad", "notepad.exe");
+        assert!(WindowQuery::title(r"^out\.txt - ").unwrap().matches(&saved));
+        assert!(WindowQuery::title(r" - Notepad$").unwrap().matches(&saved));
+        assert!(WindowQuery::title(r"^out\.txt - Notepad$")
+            .unwrap()
+            .matches(&saved));
+        assert!(!WindowQuery::title(r"out\.txt - ").unwrap().matches(&saved));
+        assert!(!WindowQuery::title(r"^copy\.txt - ")
+            .unwrap()
+            .matches(&saved));
+        // An escaped dollar is a dollar, not an anchor.
+        assert!(!WindowQuery::title(r"Notepad\$").unwrap().matches(&saved));
+        assert!(WindowQuery::title(r"Cost \$")
+            .unwrap()
+            .matches(&w(2, "Cost $", "x")));
+    }
+
+    /// A whole-title pattern that only a part of an open title fits: the refusal says patterns
+    /// are whole-title and suggests one that takes it (issue 35: `fp.txt` on `/tmp/…/fp.txt`).
+    #[test]
+    fn a_pattern_that_fits_a_title_in_part_says_so_and_suggests_one() {
+        let q = WindowQuery::title("fp.txt").unwrap();
+        let e = q
+            .pick(vec![
+                w(1, "/tmp/work/fp.txt", "mousepad"),
+                w(2, "Terminal", "x"),
+            ])
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WindowNotFound);
+        assert!(e.message.contains("whole title"), "{}", e.message);
+        assert!(e.message.contains(r"'.*fp\.txt'"), "{}", e.message);
+        // In the middle: open on both sides.
+        let e = WindowQuery::title("fp")
+            .unwrap()
+            .pick(vec![w(1, "fp.txt - Mousepad", "m")])
+            .unwrap_err();
+        assert!(e.message.contains("'fp.*'"), "{}", e.message);
+        // Nothing fits even in part: the usual message, no suggestion.
+        let e = WindowQuery::title("Calculator")
+            .unwrap()
+            .pick(vec![w(1, "fp.txt - Mousepad", "m")])
+            .unwrap_err();
+        assert!(!e.message.contains("whole title"), "{}", e.message);
     }
 
     #[test]

@@ -68,9 +68,15 @@ pub(crate) fn reads_like_commit(caption: &str) -> bool {
         .any(|w| c.trim() == *w || c.starts_with(&format!("{w} ")))
 }
 
-/// A secret's name from its field's label: ASCII letters and digits, upper case (密码 and
-/// other non-Latin labels give SECRET_<step>); never one already used.
+/// A secret's name from its field's label: ASCII letters and digits, upper case; a label in
+/// another script by its English word in the UI vocabulary (密码 → PASSWORD), else
+/// SECRET_<step>; never one already used.
 pub(crate) fn secret_name(label: &str, step: usize, used: &[String]) -> String {
+    let label = if label.chars().any(|c| c.is_ascii_alphabetic()) {
+        label
+    } else {
+        mend_locate::english_meaning(label).unwrap_or(label)
+    };
     let ascii: String = label
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == ' ')
@@ -156,7 +162,9 @@ mod tests {
     #[test]
     fn secret_names_are_ascii_and_never_reused() {
         assert_eq!(secret_name("Password:", 2, &[]), "PASSWORD");
-        assert_eq!(secret_name("密码", 2, &[]), "SECRET_2");
+        assert_eq!(secret_name("密码", 2, &[]), "PASSWORD");
+        assert_eq!(secret_name("密码：", 2, &[]), "PASSWORD");
+        assert_eq!(secret_name("口令", 2, &[]), "SECRET_2");
         assert_eq!(
             secret_name("PIN code", 5, &["PIN_CODE".into()]),
             "PIN_CODE_5"

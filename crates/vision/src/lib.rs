@@ -5,6 +5,7 @@ mod boxes;
 mod check;
 mod fingerprint;
 mod ink;
+mod shape;
 mod template;
 
 pub use boxes::{find_control_boxes, ControlBox};
@@ -13,5 +14,8 @@ pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use ink::{
     background, centred_ink, chroma, field_is_blank, filled_bar, inside_focus_ring, is_ink, luma,
     mirrors, text_after_icon,
+};
+pub use shape::{
+    confirm_short, ink_of, shape_fit, shape_fonts, Verdict, OTHER_MARGIN, SHAPE_FLOOR,
 };
 pub use template::{crop, find_template, pixel_diff, template_places, TemplateHit, SCALES};

@@ -1,0 +1,482 @@
+//! Does this ink show this text? Short captions (one to three glyphs: a keypad's `+`, a column
+//! header's `I`, a cell's `60`) are where OCR fails both ways: it reads nothing, or it names a
+//! look-alike (`I` read as `1`, and `mend locate --text 1` answered a spreadsheet's column
+//! header I). A reading alone cannot be trusted there, so the ink is compared with the text as
+//! the machine's own fonts draw it (fontconfig's fonts: sans, serif and monospace families,
+//! regular and bold), scaled to the ink's height, by zero-mean correlation — as the crop rung
+//! compares a recorded crop.
+//!
+//! Two rules, both measured on the image suites before they were trusted:
+//! - the text must be drawn about as wide as the ink for its height in some font (a bar 2 px
+//!   wide is no `1` of 11 px, whose flag and foot make it 5–6 px in every family);
+//! - for one glyph, no other printable glyph of another shape may fit the ink clearly better
+//!   ([`Verdict::Other`]): `I`, `l` and `|` are one shape in most sans fonts and never refute
+//!   each other, `1` is not.
+//!
+//! Rendering one glyph in every font costs ~0.1 ms (cached after the first time); one verdict on
+//! a glyph, against every other printable glyph, a few milliseconds.
+
+use ab_glyph::{Font, FontArc, PxScale, ScaleFont};
+use image::imageops::{self, FilterType};
+use image::{GrayImage, Luma, RgbaImage};
+use mend_model::Rect;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use crate::ink::{background, luma};
+
+/// The families looked up with fontconfig; those missing on the machine are skipped. Sans,
+/// serif and monospace shapes, as UI text is drawn in one of them (bitmap UI fonts are close
+/// to one of these at their size).
+const FAMILIES: &[&str] = &[
+    "DejaVu Sans",
+    "DejaVu Sans Mono",
+    "DejaVu Serif",
+    "Nimbus Sans",
+    "Nimbus Mono PS",
+    "Nimbus Roman",
+    "Liberation Sans",
+    "Liberation Mono",
+    "Noto Sans",
+];
+
+/// Rendered once at this size and scaled down to the ink: the downscale draws the same
+/// anti-aliased edges a screen font has.
+const RENDER_PX: f32 = 64.0;
+
+/// How far the ink may be from the text's width for its height (fonts differ in width: a
+/// bitmap "1" is narrower than DejaVu's).
+const WIDTH_SLACK: f32 = 0.45;
+
+/// How far the ink's height may be from the glyph's height beside the window's capitals.
+const HEIGHT_SLACK: f32 = 0.35;
+
+/// Below this fit the ink is not the text in any font on the machine.
+pub const SHAPE_FLOOR: f32 = 0.45;
+
+/// Another glyph that fits the ink at least this much better than the text, with at most half
+/// its shortfall from a perfect fit, is what the ink shows (÷ over a plus fits at 0.94, the
+/// plus at 0.99; as the crop rung's look-alike rule).
+pub const OTHER_MARGIN: f32 = 0.03;
+
+fn clearly_better(other: f32, own: f32) -> bool {
+    other >= own + OTHER_MARGIN && 2.0 * (1.0 - other) <= 1.0 - own
+}
+
+/// Signs beyond ASCII that UI captions draw (a keypad's ÷ × ± √, arrows), tried as what the
+/// ink may show besides every printable ASCII glyph.
+const UI_SIGNS: &str = "÷×±√←→↑↓°·•…";
+
+/// Glyphs that share one shape in most fonts: none refutes another of its class.
+const SAME_SHAPE: &[&str] = &[
+    "lI|!", "oO0", "cC", "sS", "uU", "vV", "wW", "xX", "zZ", "-_",
+];
+
+struct Shapes {
+    fonts: Vec<FontArc>,
+    cache: Mutex<HashMap<(usize, String), Option<GrayImage>>>,
+}
+
+fn shapes() -> &'static Shapes {
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let mut db = fontdb::Database::new();
+        db.load_system_fonts();
+        let mut fonts = Vec::new();
+        for family in FAMILIES {
+            for weight in [fontdb::Weight::NORMAL, fontdb::Weight::BOLD] {
+                let q = fontdb::Query {
+                    families: &[fontdb::Family::Name(family)],
+                    weight,
+                    ..fontdb::Query::default()
+                };
+                let Some(id) = db.query(&q) else { continue };
+                // A family missing falls back to nothing (query names it exactly); a bold
+                // missing answers the regular face again: kept once.
+                let face = db.face(id);
+                if face.is_none_or(|f| !f.families.iter().any(|(n, _)| n == family)) {
+                    continue;
+                }
+                let font = db.with_face_data(id, |data, index| {
+                    ab_glyph::FontVec::try_from_vec_and_index(data.to_vec(), index)
+                        .ok()
+                        .map(FontArc::new)
+                });
+                if let Some(Some(f)) = font {
+                    if !fonts.iter().any(|o: &(fontdb::ID, FontArc)| o.0 == id) {
+                        fonts.push((id, f));
+                    }
+                }
+            }
+        }
+        Shapes {
+            fonts: fonts.into_iter().map(|(_, f)| f).collect(),
+            cache: Mutex::new(HashMap::new()),
+        }
+    })
+}
+
+/// How many fonts the shape check draws with (0 when the machine has none of [`FAMILIES`]).
+pub fn shape_fonts() -> usize {
+    shapes().fonts.len()
+}
+
+/// `text` drawn in `font` at [`RENDER_PX`], as coverage 0..=255 cropped to its ink.
+fn render(font: &FontArc, text: &str) -> Option<GrayImage> {
+    let scaled = font.as_scaled(PxScale::from(RENDER_PX));
+    let width: f32 = text
+        .chars()
+        .map(|c| scaled.h_advance(font.glyph_id(c)))
+        .sum();
+    let (w, h) = ((width + RENDER_PX) as u32, (RENDER_PX * 2.0) as u32);
+    let mut img = GrayImage::new(w, h);
+    let mut x = RENDER_PX / 2.0;
+    let baseline = RENDER_PX * 1.4;
+    for c in text.chars() {
+        let id = font.glyph_id(c);
+        if id.0 == 0 && !c.is_whitespace() {
+            return None; // the font lacks it: no shape to compare
+        }
+        let g = id.with_scale_and_position(RENDER_PX, ab_glyph::point(x, baseline));
+        x += scaled.h_advance(id);
+        if let Some(o) = font.outline_glyph(g) {
+            let b = o.px_bounds();
+            o.draw(|gx, gy, cov| {
+                let (px, py) = (b.min.x as i32 + gx as i32, b.min.y as i32 + gy as i32);
+                if px >= 0 && py >= 0 && (px as u32) < w && (py as u32) < h {
+                    let v = (cov.clamp(0.0, 1.0) * 255.0) as u8;
+                    let p = img.get_pixel_mut(px as u32, py as u32);
+                    p.0[0] = p.0[0].max(v);
+                }
+            });
+        }
+    }
+    crop_to_ink(&img, 64)
+}
+
+/// The image cropped to the pixels at or above `min`.
+fn crop_to_ink(img: &GrayImage, min: u8) -> Option<GrayImage> {
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    for (x, y, p) in img.enumerate_pixels() {
+        if p.0[0] >= min {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+    }
+    (x0 <= x1).then(|| imageops::crop_imm(img, x0, y0, x1 - x0 + 1, y1 - y0 + 1).to_image())
+}
+
+fn rendered(font: usize, text: &str) -> Option<GrayImage> {
+    let s = shapes();
+    let key = (font, text.to_string());
+    if let Some(r) = s.cache.lock().ok()?.get(&key) {
+        return r.clone();
+    }
+    let r = render(&s.fonts[font], text);
+    if let Ok(mut c) = s.cache.lock() {
+        c.insert(key, r.clone());
+    }
+    r
+}
+
+/// The ink of a short text at `r` in a window's pixels: how far each pixel is from the
+/// background, 0..=255 (255 the strongest ink), cropped to the ink. `None` when `r` holds none.
+pub fn ink_of(img: &RgbaImage, r: Rect) -> Option<GrayImage> {
+    let r = r.intersect(&Rect::new(0, 0, img.width() as i32, img.height() as i32))?;
+    if r.w < 1 || r.h < 1 {
+        return None;
+    }
+    let bg = background(img, r);
+    let mut far = 0;
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            far = far.max((luma(img, x, y) - bg).abs());
+        }
+    }
+    if far < 60 {
+        return None;
+    }
+    let mut out = GrayImage::new(r.w as u32, r.h as u32);
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            let d = (luma(img, x, y) - bg).abs();
+            // Faint pixels are the background's noise or a neighbour's halo.
+            let v = if d * 4 < far { 0 } else { d * 255 / far };
+            out.put_pixel((x - r.x) as u32, (y - r.y) as u32, Luma([v as u8]));
+        }
+    }
+    crop_to_ink(&out, 64)
+}
+
+/// Zero-mean normalised correlation of two images of one size.
+fn correlation(a: &GrayImage, b: &GrayImage) -> f32 {
+    let n = (a.width() * a.height()) as f32;
+    let ma = a.pixels().map(|p| p.0[0] as f32).sum::<f32>() / n;
+    let mb = b.pixels().map(|p| p.0[0] as f32).sum::<f32>() / n;
+    let (mut ab, mut aa, mut bb) = (0.0, 0.0, 0.0);
+    for (p, q) in a.pixels().zip(b.pixels()) {
+        let (x, y) = (p.0[0] as f32 - ma, q.0[0] as f32 - mb);
+        ab += x * y;
+        aa += x * x;
+        bb += y * y;
+    }
+    if aa <= 0.0 || bb <= 0.0 {
+        // One flat image (a bar exactly filling its box): alike only if both are.
+        return if aa <= 0.0 && bb <= 0.0 { 1.0 } else { 0.0 };
+    }
+    ab / (aa * bb).sqrt()
+}
+
+/// The best correlation of `a` over `b` (one size) shifted by up to a pixel each way, both
+/// softened a little: a glyph of 10 px drawn half a pixel off is the same glyph.
+fn aligned(a: &GrayImage, b: &GrayImage) -> f32 {
+    const PAD: u32 = 2;
+    let (w, h) = (b.width() + 2 * PAD, b.height() + 2 * PAD);
+    let place = |img: &GrayImage, dx: i64, dy: i64| {
+        let mut c = GrayImage::new(w, h);
+        imageops::overlay(&mut c, img, PAD as i64 + dx, PAD as i64 + dy);
+        imageproc::filter::gaussian_blur_f32(&c, 0.4)
+    };
+    let fixed = place(b, 0, 0);
+    let mut best = f32::MIN;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            best = best.max(correlation(&place(a, dx, dy), &fixed));
+        }
+    }
+    best
+}
+
+/// How well `text` drawn in the machine's fonts fits `ink` (from [`ink_of`]): the best
+/// correlation over the fonts where the text, scaled to the ink's height, is about as wide as
+/// the ink — and, when the window's text height is known (`text_h`: a capital's height), about
+/// as tall as that font draws it beside such capitals (a 2 px bar is a minus, never a plus at
+/// 11 px text). 0 when no font draws it so.
+pub fn shape_fit(text: &str, ink: &GrayImage, text_h: Option<f32>) -> f32 {
+    let (iw, ih) = (ink.width() as f32, ink.height() as f32);
+    let near =
+        |want: f32, got: f32, slack: f32| (want - got).abs() <= 2.0_f32.max(slack * want.max(got));
+    let mut best: f32 = 0.0;
+    for f in 0..shapes().fonts.len() {
+        let Some(r) = rendered(f, text) else { continue };
+        if let (Some(th), Some(cap)) = (text_h, rendered(f, "H")) {
+            let want_h = r.height() as f32 * th / cap.height() as f32;
+            if !near(want_h, ih, HEIGHT_SLACK) {
+                continue;
+            }
+        }
+        let want_w = r.width() as f32 * ih / r.height() as f32;
+        if !near(want_w, iw, WIDTH_SLACK) {
+            continue;
+        }
+        let small = imageops::resize(&r, ink.width(), ink.height(), FilterType::Triangle);
+        best = best.max(aligned(&small, ink));
+    }
+    best
+}
+
+/// The ink cut at its empty columns: one piece per glyph for fonts that space their glyphs.
+fn glyph_columns(ink: &GrayImage) -> Vec<GrayImage> {
+    let inked: Vec<bool> = (0..ink.width())
+        .map(|x| (0..ink.height()).any(|y| ink.get_pixel(x, y).0[0] >= 64))
+        .collect();
+    let mut out = Vec::new();
+    let mut x = 0;
+    while x < inked.len() {
+        if !inked[x] {
+            x += 1;
+            continue;
+        }
+        let start = x;
+        while x < inked.len() && inked[x] {
+            x += 1;
+        }
+        let col = imageops::crop_imm(ink, start as u32, 0, (x - start) as u32, ink.height());
+        if let Some(g) = crop_to_ink(&col.to_image(), 64) {
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// What the shape check says of a short text and its ink.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// The ink fits the text (or the pixels cannot tell it from what fits better).
+    Fits(f32),
+    /// The ink fits no font's drawing of the text.
+    Unlike(f32),
+    /// The ink is another glyph: (that glyph, its fit, the text's fit).
+    Other(String, f32, f32),
+    /// No font on the machine: nothing can be said (the reading stands).
+    NoFonts,
+}
+
+fn same_shape(a: char, b: char) -> bool {
+    a == b
+        || SAME_SHAPE
+            .iter()
+            .any(|class| class.contains(a) && class.contains(b))
+}
+
+/// Whether `ink` shows `text` (1–3 glyphs), in a window whose capitals are `text_h` tall
+/// (when known). One glyph is tried against every other printable ASCII glyph and UI sign too, and one of
+/// another shape that fits clearly better refutes the reading. Several glyphs set apart by
+/// empty columns are each judged so; run together, the text is judged whole.
+pub fn confirm_short(text: &str, ink: &GrayImage, text_h: Option<f32>) -> Verdict {
+    if shapes().fonts.is_empty() {
+        return Verdict::NoFonts;
+    }
+    let chars: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if let [c] = chars.as_slice() {
+        return confirm_glyph(*c, ink, text_h);
+    }
+    let pieces = glyph_columns(ink);
+    if pieces.len() == chars.len() {
+        let mut least = f32::MAX;
+        for (c, piece) in chars.iter().zip(&pieces) {
+            match confirm_glyph(*c, piece, text_h) {
+                Verdict::Fits(s) => least = least.min(s),
+                other => return other,
+            }
+        }
+        return Verdict::Fits(least);
+    }
+    let own = shape_fit(text, ink, text_h);
+    if own < SHAPE_FLOOR {
+        Verdict::Unlike(own)
+    } else {
+        Verdict::Fits(own)
+    }
+}
+
+fn confirm_glyph(t: char, ink: &GrayImage, text_h: Option<f32>) -> Verdict {
+    let own = shape_fit(&t.to_string(), ink, text_h);
+    if own < SHAPE_FLOOR {
+        return Verdict::Unlike(own);
+    }
+    let mut best: Option<(char, f32)> = None;
+    for c in ('!'..='~').chain(UI_SIGNS.chars()) {
+        if same_shape(c, t) || (c.to_lowercase().eq(t.to_lowercase()) && same_shape_case(c)) {
+            continue;
+        }
+        let s = shape_fit(&c.to_string(), ink, text_h);
+        if best.is_none_or(|(_, b)| s > b) {
+            best = Some((c, s));
+        }
+    }
+    match best.filter(|(_, s)| clearly_better(*s, own)) {
+        Some((c, s)) => Verdict::Other(c.to_string(), s, own),
+        None => Verdict::Fits(own),
+    }
+}
+
+/// Letters whose two cases are one shape (the case is not held against a reading).
+fn same_shape_case(c: char) -> bool {
+    "cosuvwxzCOSUVWXZ".contains(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` drawn by font `f` at `px`, as window pixels: dark text on a light ground.
+    pub(super) fn drawn(f: usize, text: &str, px: f32) -> RgbaImage {
+        let font = &shapes().fonts[f];
+        let scaled = font.as_scaled(PxScale::from(px));
+        let mut img = RgbaImage::from_pixel(60, 40, image::Rgba([235, 235, 235, 255]));
+        let mut x = 10.0;
+        for c in text.chars() {
+            let id = font.glyph_id(c);
+            let g = id.with_scale_and_position(px, ab_glyph::point(x, 28.0));
+            x += scaled.h_advance(id);
+            if let Some(o) = font.outline_glyph(g) {
+                let b = o.px_bounds();
+                o.draw(|gx, gy, cov| {
+                    let (px, py) = (b.min.x as u32 + gx, b.min.y as u32 + gy);
+                    let v = (235.0 - cov * 200.0) as u8;
+                    img.put_pixel(px, py, image::Rgba([v, v, v, 255]));
+                });
+            }
+        }
+        img
+    }
+
+    fn ink(img: &RgbaImage) -> GrayImage {
+        ink_of(
+            img,
+            Rect::new(0, 0, img.width() as i32, img.height() as i32),
+        )
+        .unwrap()
+    }
+
+    /// The height of a capital drawn by font `f` at `px`, as the window's text height.
+    fn cap(f: usize, px: f32) -> Option<f32> {
+        Some(ink(&drawn(f, "H", px)).height() as f32)
+    }
+
+    #[test]
+    fn the_machine_has_fonts_to_draw_with() {
+        assert!(shape_fonts() >= 4, "fonts found: {}", shape_fonts());
+    }
+
+    #[test]
+    fn a_glyph_fits_itself_in_every_font() {
+        for f in 0..shape_fonts() {
+            for t in ["1", "I", "+", "=", "*", "M+", "60", "%"] {
+                let v = confirm_short(t, &ink(&drawn(f, t, 15.0)), cap(f, 15.0));
+                assert!(matches!(v, Verdict::Fits(_)), "font {f}: {t}: {v:?}");
+            }
+        }
+    }
+
+    /// A sans-serif capital I read as the digit 1 (a spreadsheet's column header): refused.
+    #[test]
+    fn a_bar_is_no_one_and_a_minus_is_no_plus() {
+        // DejaVu Sans is the first family; its I is a bare bar.
+        let i = ink(&drawn(0, "I", 15.0));
+        assert!(
+            !matches!(confirm_short("1", &i, cap(0, 15.0)), Verdict::Fits(_)),
+            "{:?}",
+            confirm_short("1", &i, cap(0, 15.0))
+        );
+        assert!(matches!(
+            confirm_short("I", &i, cap(0, 15.0)),
+            Verdict::Fits(_)
+        ));
+        assert!(matches!(
+            confirm_short("l", &i, cap(0, 15.0)),
+            Verdict::Fits(_)
+        ));
+        for f in 0..shape_fonts() {
+            let minus = ink(&drawn(f, "-", 15.0));
+            assert!(
+                !matches!(confirm_short("+", &minus, cap(f, 15.0)), Verdict::Fits(_)),
+                "font {f}: {:?}",
+                confirm_short("+", &minus, cap(f, 15.0))
+            );
+        }
+    }
+
+    /// A ÷ key is no plus in DejaVu Sans, the usual UI face. (At 15 px a ÷ is 8×6 px with
+    /// one-pixel dots and some faces' ÷ fits a plus at 0.88 there: the reading's count of ink
+    /// pieces tells them apart, `plausible` in mend-locate.)
+    #[test]
+    fn a_division_sign_is_no_plus() {
+        let divide = ink(&drawn(0, "÷", 24.0));
+        let v = confirm_short("+", &divide, cap(0, 24.0));
+        assert!(!matches!(v, Verdict::Fits(_)), "{v:?}");
+    }
+
+    #[test]
+    fn numbers_that_differ_are_unlike() {
+        let sixty = ink(&drawn(0, "60", 15.0));
+        assert!(matches!(
+            confirm_short("60", &sixty, cap(0, 15.0)),
+            Verdict::Fits(_)
+        ));
+        assert!(!matches!(
+            confirm_short("10", &sixty, cap(0, 15.0)),
+            Verdict::Fits(_)
+        ));
+    }
+}
