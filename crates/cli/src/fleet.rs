@@ -1,7 +1,7 @@
 //! `mend queue add|status|retry|move|cancel` and `mend worker`: the fleet's side of the CLI. The
 //! queue and the journal live in PostgreSQL (`--database-url`, else `$MEND_DATABASE_URL`).
 
-use crate::run::{parse_vars, progress_to, with_runner};
+use crate::live::{connect, database_url, parse_vars, progress_to, with_runner, DbArgs};
 use clap::{Args, Subcommand};
 use mend_fleet::{Exec, Fleet, Job, WorkSpec, WorkerOpts};
 use mend_model::{ErrorCode, MendError};
@@ -11,16 +11,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-
-pub fn database_url(flag: Option<&str>) -> Option<String> {
-    flag.map(str::to_string)
-        .or_else(|| std::env::var("MEND_DATABASE_URL").ok())
-        .filter(|u| !u.is_empty())
-}
-
-pub fn connect(url: &str) -> Result<Fleet, MendError> {
-    Fleet::connect(url, Duration::from_secs(10))
-}
 
 fn fleet(flag: &Option<String>) -> Result<Fleet, MendError> {
     let url = database_url(flag.as_deref()).ok_or_else(|| {
@@ -207,9 +197,10 @@ pub struct WorkerArgs {
     pub seat: Option<String>,
     #[arg(long)]
     pub database_url: Option<String>,
-    /// Where each run's audit, screenshots and report go.
-    #[arg(long, default_value = "mend-fleet-runs")]
-    pub runs: PathBuf,
+    /// Where each run's audit, screenshots and report go (default: beside the other runs,
+    /// `$MEND_DB/runs`, else `~/.local/share/mend/runs`).
+    #[arg(long)]
+    pub runs: Option<PathBuf>,
     #[arg(long, default_value_t = 5000)]
     pub heartbeat_ms: u64,
     /// A heartbeat older than this gives the job back to the queue.
@@ -258,7 +249,14 @@ pub fn run_worker(a: WorkerArgs) -> Result<ExitCode, MendError> {
         None => fleet(&None)?,
     };
     let exec = Arc::new(LiveExec {
-        runs: a.runs,
+        runs: a.runs.unwrap_or_else(|| {
+            DbArgs {
+                db: None,
+                database_url: None,
+            }
+            .dir()
+            .join("runs")
+        }),
         budget: a.budget,
     });
     mend_fleet::run_worker(&fleet, opts, exec)?;

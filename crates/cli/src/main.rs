@@ -4,6 +4,7 @@
 mod act;
 mod fleet;
 mod inspect;
+mod live;
 mod run;
 mod target;
 mod teach;

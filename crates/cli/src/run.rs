@@ -1,57 +1,16 @@
 //! `mend run|record|resume|runs|report|takeover|changes`: durable runs of a flow against the
 //! live desktop, and the person's side of them.
 
+use crate::live::{parse_vars, print_progress, progress_to, with_runner, DbArgs};
 use clap::Args;
-use mend_capture::XcapCapture;
-use mend_input::EnigoInput;
-use mend_locate::Locator;
 use mend_model::{ErrorCode, MendError};
 use mend_runner::takeover::{self, Resolution, Takeover, TAKEOVERS};
 use mend_runner::{
-    edit_targets, markdown, read_rows, summary_from, LoadedFlow, Options, Progress, Runner,
-    Summary, SystemClock, TargetEdit,
+    edit_targets, markdown, read_rows, summary_from, LoadedFlow, Options, Summary, TargetEdit,
 };
-use mend_store::Store;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-#[derive(Args, Debug, Clone)]
-pub struct DbArgs {
-    /// The run database (default: $MEND_DB, else ~/.local/share/mend).
-    #[arg(long)]
-    pub db: Option<PathBuf>,
-    /// A fleet's PostgreSQL (default: $MEND_DATABASE_URL): runs, journals and takeover
-    /// requests are read and written there instead of the local sled database.
-    #[arg(long)]
-    pub database_url: Option<String>,
-}
-
-impl DbArgs {
-    pub fn dir(&self) -> PathBuf {
-        self.db
-            .clone()
-            .or_else(|| std::env::var_os("MEND_DB").map(PathBuf::from))
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| ".".into()))
-                    .join(".local/share/mend")
-            })
-    }
-    fn open(&self) -> Result<Store, MendError> {
-        Ok(self.open_fleet()?.0)
-    }
-
-    /// The store, and the fleet when it lives in one.
-    fn open_fleet(&self) -> Result<(Store, Option<mend_fleet::Fleet>), MendError> {
-        match crate::fleet::database_url(self.database_url.as_deref()) {
-            Some(url) => {
-                let fleet = crate::fleet::connect(&url)?;
-                Ok((fleet.store(None), Some(fleet)))
-            }
-            None => Ok((Store::open(&self.dir())?, None)),
-        }
-    }
-}
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -118,66 +77,6 @@ pub struct ReportArgs {
 
 fn invalid(msg: String) -> MendError {
     MendError::new(ErrorCode::InvalidArgument, msg)
-}
-
-pub(crate) fn parse_vars(vars: &[String]) -> Result<BTreeMap<String, String>, MendError> {
-    vars.iter()
-        .map(|kv| {
-            kv.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
-                .ok_or_else(|| invalid(format!("--var '{kv}' must be K=V")))
-        })
-        .collect()
-}
-
-/// One line per step on stderr: the operator sees where a long run is.
-fn print_progress(p: &Progress) {
-    let row = if p.rows > 1 {
-        format!("row {}/{} ", p.row + 1, p.rows)
-    } else {
-        String::new()
-    };
-    match p.status.as_str() {
-        "start" => {}
-        "interrupt" => eprintln!(
-            "  {row}interrupt: {} by {}",
-            p.action,
-            p.strategy.as_deref().unwrap_or("?")
-        ),
-        status => eprintln!(
-            "  {row}step {}/{} {:<10} {:<12} {:<8} {:<9} {:>5} {:>6} ms{}",
-            p.step + 1,
-            p.steps,
-            p.id,
-            p.action,
-            status,
-            p.strategy.as_deref().unwrap_or("-"),
-            p.confidence.map_or("-".into(), |c| format!("{c:.2}")),
-            p.ms,
-            p.code.map_or(String::new(), |c| format!(
-                "  {c}: {}",
-                p.message.as_deref().unwrap_or("")
-            )),
-        ),
-    }
-}
-
-/// Progress on stderr, and as JSON lines in `events` when given.
-pub(crate) fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
-    let mut file = events.and_then(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .ok()
-    });
-    move |p: &Progress| {
-        print_progress(p);
-        if let Some(f) = file.as_mut() {
-            use std::io::Write;
-            let _ = writeln!(f, "{}", serde_json::to_string(p).expect("serializes"));
-        }
-    }
 }
 
 /// Ask the person at the terminal what to do.
@@ -260,66 +159,6 @@ fn finish(s: &Summary, json: bool, report: Option<&Path>) -> Result<ExitCode, Me
         }
     }
     Ok(ExitCode::from(s.exit_code()))
-}
-
-/// The locator (with the LLM rung when `MEND_LLM_BASE_URL` is set; the flow's secrets are
-/// redacted from its prompts) and the input backend.
-fn runner_parts_for(
-    lang: &str,
-    lf: Option<&LoadedFlow>,
-) -> Result<(Locator, EnigoInput), MendError> {
-    let mut locator = Locator::new(lang)?;
-    let secrets: Vec<String> = lf
-        .map(|lf| {
-            lf.flow
-                .steps
-                .iter()
-                .filter_map(|s| s.text.as_deref())
-                .flat_map(mend_model::references)
-                .filter_map(|r| r.strip_prefix("secret:"))
-                .filter_map(mend_runner::secrets::lookup)
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(m) = mend_llm::from_env(secrets) {
-        eprintln!(
-            "semantic rung: the model at $MEND_LLM_BASE_URL, the offline matcher as fallback"
-        );
-        locator.semantic = Box::new(m);
-    }
-    Ok((locator, EnigoInput::new()?))
-}
-
-/// The live runner — window capture, X input, the locator, the system clock, secrets from the
-/// environment or the keyring — handed to `f`; `mend run`, `resume` and `takeover resolve`
-/// differ only in what they ask of it.
-pub(crate) fn with_runner<T>(
-    lang: &str,
-    lf: &LoadedFlow,
-    store: &Store,
-    on: &mut dyn FnMut(&Progress),
-    opts: Options,
-    f: impl FnOnce(&mut Runner) -> Result<T, MendError>,
-) -> Result<T, MendError> {
-    let (mut locator, mut input) = runner_parts_for(lang, Some(lf))?;
-    let clock = SystemClock::default();
-    // Settle on the X server's damage events (MEND_SETTLE=fingerprints: on a quiet period of
-    // identical frames; fingerprints too when the server has no DAMAGE).
-    let mut damage = mend_capture::damage_from_env()?;
-    let mut runner = Runner::new(
-        &XcapCapture,
-        &mut input,
-        &mut locator,
-        &clock,
-        store,
-        &mend_runner::secrets::lookup,
-        on,
-        opts,
-    );
-    runner.damage = damage
-        .as_mut()
-        .map(|d| d as &mut dyn mend_capture::DamageStream);
-    f(&mut runner)
 }
 
 pub fn run_run(a: RunArgs) -> Result<ExitCode, MendError> {

@@ -25,6 +25,9 @@ const OTHER: u32 = 3;
 #[derive(Default)]
 struct World {
     screen: String,
+    /// The finder answers a target of this text (.0) with the control captioned .1, read for
+    /// it at a near spelling (as the fuzzy rung does), strategy fuzzy OCR.
+    misread: Option<(&'static str, &'static str)>,
     /// Open windows besides the main one: (id, title).
     extra: Vec<(u32, String)>,
     /// The extra windows that are dialogs of the main one (`WM_TRANSIENT_FOR`).
@@ -458,9 +461,13 @@ impl Finder for Seer {
         } else {
             controls(w.screen.split(',').next().unwrap_or_default())
         };
+        let shown = match w.misread {
+            Some((want, seen)) if want == text => seen.to_string(),
+            _ => text.clone(),
+        };
         let hits: Vec<_> = list
             .into_iter()
-            .filter(|(l, r, _)| l.trim() == text && t.role.accepts(*r))
+            .filter(|(l, r, _)| l.trim() == shown && t.role.accepts(*r))
             .collect();
         let cand = |(l, r, rect): &(&str, Role, Rect)| Candidate {
             rect: *rect,
@@ -888,6 +895,35 @@ timeout_ms = 2000
         (2000..2200).contains(&spent),
         "timed out after {spent} ms of fake time"
     );
+}
+
+/// A check is proven only by a reading of its whole text: a control the finder took for the
+/// target at a near spelling (结束 for 结果, a part of a longer line) does not make `exists`
+/// hold (issue 35: `exists = { text = "60" }` passed where no cell held 60), and the absence
+/// check stays as strict as before (the near reading still counts as present).
+#[test]
+fn a_check_holds_only_on_a_whole_reading_of_its_text() {
+    let body = r#"
+[[step]]
+action = "assert"
+check = [{ exists = { text = "结束" } }]
+timeout_ms = 300
+"#;
+    let b = bench("result");
+    b.world.borrow_mut().misread = Some(("结束", "结果"));
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed), "{s:?}");
+    // The same step where the screen reads the text itself: it holds.
+    let b = bench("result");
+    let exact = body.replace("结束", "结果");
+    let (s, _) = go(&b, &flow(&b, &exact), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    // Absence: a near reading is still something there.
+    let b = bench("result");
+    b.world.borrow_mut().misread = Some(("结束", "结果"));
+    let gone = body.replace("exists", "not_exists");
+    let (s, _) = go(&b, &flow(&b, &gone), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed), "{s:?}");
 }
 
 #[test]

@@ -226,15 +226,21 @@ fn correlation(a: &GrayImage, b: &GrayImage) -> f32 {
     ab / (aa * bb).sqrt()
 }
 
-/// The best correlation of `a` over `b` (one size) shifted by up to a pixel each way, both
-/// softened a little: a glyph of 10 px drawn half a pixel off is the same glyph.
+/// The best correlation of `a` over `b`, each centred on one canvas (they may differ in width
+/// by a pixel or two: neither is stretched, a narrow bar stays narrow) and `a` shifted by up
+/// to a pixel each way, both softened a little: a glyph drawn half a pixel off is the same.
 fn aligned(a: &GrayImage, b: &GrayImage) -> f32 {
     const PAD: u32 = 2;
-    let (w, h) = (b.width() + 2 * PAD, b.height() + 2 * PAD);
+    let (w, h) = (
+        a.width().max(b.width()) + 2 * PAD,
+        a.height().max(b.height()) + 2 * PAD,
+    );
     let place = |img: &GrayImage, dx: i64, dy: i64| {
         let mut c = GrayImage::new(w, h);
-        imageops::overlay(&mut c, img, PAD as i64 + dx, PAD as i64 + dy);
-        imageproc::filter::gaussian_blur_f32(&c, 0.4)
+        let x = (w - img.width()) as i64 / 2 + dx;
+        let y = (h - img.height()) as i64 / 2 + dy;
+        imageops::overlay(&mut c, img, x, y);
+        imageproc::filter::gaussian_blur_f32(&c, 0.8)
     };
     let fixed = place(b, 0, 0);
     let mut best = f32::MIN;
@@ -254,7 +260,8 @@ fn aligned(a: &GrayImage, b: &GrayImage) -> f32 {
 pub fn shape_fit(text: &str, ink: &GrayImage, text_h: Option<f32>) -> f32 {
     let (iw, ih) = (ink.width() as f32, ink.height() as f32);
     let near =
-        |want: f32, got: f32, slack: f32| (want - got).abs() <= 2.0_f32.max(slack * want.max(got));
+        |want: f32, got: f32, slack: f32| (want - got).abs() <= 1.0_f32.max(slack * want.max(got));
+    let ink_pieces = pieces(ink);
     let mut best: f32 = 0.0;
     for f in 0..shapes().fonts.len() {
         let Some(r) = rendered(f, text) else { continue };
@@ -268,10 +275,53 @@ pub fn shape_fit(text: &str, ink: &GrayImage, text_h: Option<f32>) -> f32 {
         if !near(want_w, iw, WIDTH_SLACK) {
             continue;
         }
-        let small = imageops::resize(&r, ink.width(), ink.height(), FilterType::Triangle);
-        best = best.max(aligned(&small, ink));
+        // Scaled by height alone: the text keeps its own width (a 1 stays wider than a bar).
+        let w = (want_w.round() as u32).max(1);
+        let small = imageops::resize(&r, w, ink.height(), FilterType::Triangle);
+        // What correlation blurs, the count of strokes apart keeps: an i is a bar and a dot,
+        // an I one bar; a ÷ three pieces, a + one. Drawn with another count, a fit counts less.
+        let apart = if pieces(&small) == ink_pieces {
+            1.0
+        } else {
+            PIECES_OFF
+        };
+        best = best.max(aligned(&small, ink) * apart);
     }
     best
+}
+
+/// A fit drawn with another count of ink pieces is worth this much of itself.
+const PIECES_OFF: f32 = 0.9;
+
+/// How many pieces of ink (8-connected, at half strength) an image holds.
+fn pieces(img: &GrayImage) -> usize {
+    let (w, h) = (img.width() as i32, img.height() as i32);
+    let on = |x: i32, y: i32| {
+        x >= 0 && y >= 0 && x < w && y < h && img.get_pixel(x as u32, y as u32).0[0] >= 128
+    };
+    let mut seen = vec![false; (w * h) as usize];
+    let mut n = 0;
+    for start in 0..w * h {
+        let (sx, sy) = (start % w, start / w);
+        if seen[start as usize] || !on(sx, sy) {
+            continue;
+        }
+        n += 1;
+        seen[start as usize] = true;
+        let mut stack = vec![(sx, sy)];
+        while let Some((x, y)) = stack.pop() {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if on(nx, ny) && !seen[(ny * w + nx) as usize] {
+                        seen[(ny * w + nx) as usize] = true;
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+        }
+    }
+    n
 }
 
 /// The ink cut at its empty columns: one piece per glyph for fonts that space their glyphs.
@@ -349,6 +399,27 @@ pub fn confirm_short(text: &str, ink: &GrayImage, text_h: Option<f32>) -> Verdic
     }
 }
 
+/// Whether the glyph at `index` of a reading of `count` glyphs is `t`: a one-glyph target
+/// read with more beside it ("i]": an icon's edge, a bracket, a border). The ink is cut at its
+/// empty columns; when that does not give `count` glyphs the place of `t` cannot be told and
+/// the reading is not taken ([`Verdict::Unlike`]).
+pub fn confirm_glyph_at(
+    t: char,
+    ink: &GrayImage,
+    index: usize,
+    count: usize,
+    text_h: Option<f32>,
+) -> Verdict {
+    if shapes().fonts.is_empty() {
+        return Verdict::NoFonts;
+    }
+    let pieces = glyph_columns(ink);
+    match pieces.get(index).filter(|_| pieces.len() == count) {
+        Some(piece) => confirm_glyph(t, piece, text_h),
+        None => Verdict::Unlike(0.0),
+    }
+}
+
 fn confirm_glyph(t: char, ink: &GrayImage, text_h: Option<f32>) -> Verdict {
     let own = shape_fit(&t.to_string(), ink, text_h);
     if own < SHAPE_FLOOR {
@@ -380,7 +451,7 @@ mod tests {
     use super::*;
 
     /// `text` drawn by font `f` at `px`, as window pixels: dark text on a light ground.
-    pub(super) fn drawn(f: usize, text: &str, px: f32) -> RgbaImage {
+    fn drawn(f: usize, text: &str, px: f32) -> RgbaImage {
         let font = &shapes().fonts[f];
         let scaled = font.as_scaled(PxScale::from(px));
         let mut img = RgbaImage::from_pixel(60, 40, image::Rgba([235, 235, 235, 255]));
@@ -464,6 +535,20 @@ mod tests {
     fn a_division_sign_is_no_plus() {
         let divide = ink(&drawn(0, "÷", 24.0));
         let v = confirm_short("+", &divide, cap(0, 24.0));
+        assert!(!matches!(v, Verdict::Fits(_)), "{v:?}");
+    }
+
+    /// A one-glyph target read with more beside it: one of its glyphs must be the target.
+    #[test]
+    fn a_glyph_among_others_is_found_and_another_letter_is_not() {
+        let img = drawn(0, "I]", 15.0);
+        let v = confirm_glyph_at('I', &ink(&img), 0, 2, cap(0, 15.0));
+        assert!(matches!(v, Verdict::Fits(_)), "{v:?}");
+        let img = drawn(0, "i]", 15.0);
+        let v = confirm_glyph_at('I', &ink(&img), 0, 2, cap(0, 15.0));
+        assert!(!matches!(v, Verdict::Fits(_)), "{v:?}");
+        // Its neighbour is no stand-in: the bracket is a bar too, but not at its place.
+        let v = confirm_glyph_at('I', &ink(&img), 0, 3, cap(0, 15.0));
         assert!(!matches!(v, Verdict::Fits(_)), "{v:?}");
     }
 

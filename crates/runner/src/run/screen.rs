@@ -2,6 +2,7 @@
 //! checking a step's conditions, and dismissing interrupt windows.
 
 use super::*;
+use mend_locate::text::label_match;
 
 impl Runner<'_> {
     /// Wait until the application shows it handled the input just sent at `rect` (frame
@@ -266,23 +267,34 @@ impl Runner<'_> {
             match me.finder.find(&frame, &target, &recorded) {
                 Ok(l) => Ok(Some(l)),
                 Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok(None),
-                // Two candidates: it exists, whichever it is.
-                Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => Ok(Some(Located {
-                    strategy: mend_model::Strategy::FuzzyOcr,
-                    rect: r.candidates.first().map_or(Rect::default(), |c| c.rect),
-                    screen_box: Rect::default(),
-                    confidence: 0.0,
-                    text: r
+                // Two candidates: it exists, whichever it is (one read as the text itself
+                // speaks for both, below).
+                Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => {
+                    let wanted = t.text.as_deref().unwrap_or_default();
+                    let c = r
                         .candidates
-                        .first()
-                        .map_or(String::new(), |c| c.text.clone()),
-                    frame_id: frame.info.id,
-                })),
+                        .iter()
+                        .find(|c| label_match(wanted, &c.text) == Some(1.0))
+                        .or(r.candidates.first());
+                    Ok(Some(Located {
+                        strategy: mend_model::Strategy::FuzzyOcr,
+                        rect: c.map_or(Rect::default(), |c| c.rect),
+                        screen_box: Rect::default(),
+                        confidence: 0.0,
+                        text: c.map_or(String::new(), |c| c.text.clone()),
+                        frame_id: frame.info.id,
+                    }))
+                }
                 Err(r) => Err(r.error),
             }
         };
         match c {
-            Check::Exists(t) => Ok(exists(self, t)?.is_some()),
+            // Something is proven there only by a reading of its whole text: a fuzzy
+            // reading (a near spelling, a part of a longer line) found the control for a
+            // click, but a check decides whether a side effect happened and takes none
+            // (issue 35: `exists = { text = "60" }` passed where no cell held 60). Its absence
+            // is still refused by any reading, as before.
+            Check::Exists(t) => Ok(exists(self, t)?.is_some_and(|l| proves(t, &l))),
             Check::NotExists(t) => Ok(exists(self, t)?.is_none()),
             Check::WindowTitle(p) => {
                 let q = self.dialog_queries(lf, &[p])?.remove(0);
@@ -420,5 +432,16 @@ impl Runner<'_> {
             return Ok(true);
         }
         Ok(false)
+    }
+}
+
+/// Whether a located control proves a check's target there: found by its recorded pixels or
+/// its anchor, or read as the target's whole text (normalised: a mnemonic or a colon may
+/// differ, a letter may not); the semantic rung's answer is a reading of another wording and
+/// counts as the matcher vouched for it. A fuzzy reading short of the whole text does not.
+fn proves(t: &TargetSpec, l: &Located) -> bool {
+    match (l.strategy, t.text.as_deref()) {
+        (mend_model::Strategy::FuzzyOcr, Some(text)) => label_match(text, &l.text) == Some(1.0),
+        _ => true,
     }
 }
