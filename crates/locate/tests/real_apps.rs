@@ -695,6 +695,35 @@ fn an_anchor_never_lands_on_a_control_named_otherwise() {
     );
 }
 
+/// An anchor that is read, with nothing at its offset (empty space far right of "Replace all
+/// in:"): the refusal says the anchor was found and where, and that the control beside it is
+/// missing — not "no control matching 'Replace all in:'", as if the anchor were the target
+/// (issue 31: "no control matching 'Load' (Field)" although Load was read).
+#[test]
+fn an_anchor_read_with_nothing_at_its_offset_says_which_is_missing() {
+    let mut loc = locator();
+    let s = load("nedit", "colors_replace");
+    let t = Target {
+        text: Some("Regex".into()),
+        near: Some("Replace all in:".into()),
+        offset: Some((900, 0)),
+        role: Role::Button,
+        ..Target::default()
+    };
+    let e = loc
+        .locate(&s.frame, &t, &Recorded::default())
+        .expect_err("nothing there")
+        .error;
+    assert_eq!(e.code, ErrorCode::LocatorNotFound);
+    assert!(
+        e.message
+            .contains("the anchor 'Replace all in:' was found at"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("at +900,+0"), "{}", e.message);
+}
+
 /// The corpus's flows are written on the English UI. Under zh_CN the same controls are found
 /// by meaning (the UI vocabulary, sourced from GTK's own catalogs): Name: is 名称(N): beside its
 /// field (not the file list's column header 名称), Save is 保存(S) whose underlined mnemonic
