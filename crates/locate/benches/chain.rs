@@ -8,7 +8,9 @@ use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery, XcapCapture};
 use mend_locate::{Locator, Recorded, Scene};
 use mend_model::{Rect, Role, Strategy, Target};
 use mend_ocr::{OcrEngine, OcrOptions};
-use mend_vision::{find_control_boxes, find_template, Fingerprinter, SCALES};
+use mend_vision::{
+    confirm_short, find_control_boxes, find_template, ink_of, Fingerprinter, SCALES,
+};
 use std::path::PathBuf;
 
 fn shot(variant: &str) -> Frame {
@@ -71,6 +73,21 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("vision/template 4 scales near recorded box", |b| {
         b.iter(|| find_template(&relabeled.image, &tmpl, SEARCH.inflate(48), &SCALES))
+    });
+
+    // A one-glyph caption confirmed by shape: the row header "1" of gnumeric's default screen
+    // against every other printable glyph in every font (fonts drawn once, cached, as in a run).
+    let sheet = ImageFileCapture::open(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/real-apps/screens/gnumeric/default.png"),
+    )
+    .unwrap()
+    .capture(&WindowQuery::title(".*").unwrap())
+    .unwrap();
+    let one = ink_of(&sheet.image, Rect::new(23, 195, 8, 11)).unwrap();
+    let _ = confirm_short("1", &one, Some(10.0));
+    c.bench_function("vision/shape: one glyph vs every other glyph", |b| {
+        b.iter(|| confirm_short("1", &one, Some(10.0)))
     });
 
     let mut ocr = OcrEngine::new("chi_sim+eng").unwrap();

@@ -391,6 +391,20 @@ fn crop_key(img: &RgbaImage, r: Rect, how: impl Hash) -> u64 {
     h.finish()
 }
 
+/// Leptonica (under Tesseract) prints its own complaints on stderr — "Error in
+/// boxClipToRectangle: box outside rectangle" for a layout box Tesseract clips at a page's
+/// edge — which an operator takes for Mend's errors (issue 35). Mend reports every failure
+/// that matters with a code; the library's messages are turned off once per process.
+fn quiet_leptonica() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sets one global integer in the library; called once, before any engine.
+        unsafe {
+            leptonica_sys::setMsgSeverity(leptonica_sys::L_SEVERITY_NONE as i32);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,18 +460,4 @@ mod tests {
         let contradicted = reads(&[("x", 90.0), ("*", 70.0), ("", 0.0), ("", 0.0), ("", 0.0)]);
         assert_eq!(agreed(&contradicted), None);
     }
-}
-
-/// Leptonica (under Tesseract) prints its own complaints on stderr — "Error in
-/// boxClipToRectangle: box outside rectangle" for a layout box Tesseract clips at a page's
-/// edge — which an operator takes for Mend's errors (issue 35). Mend reports every failure
-/// that matters with a code; the library's messages are turned off once per process.
-fn quiet_leptonica() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: sets one global integer in the library; called once, before any engine.
-        unsafe {
-            leptonica_sys::setMsgSeverity(leptonica_sys::L_SEVERITY_NONE as i32);
-        }
-    });
 }

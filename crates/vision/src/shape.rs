@@ -207,49 +207,70 @@ pub fn ink_of(img: &RgbaImage, r: Rect) -> Option<GrayImage> {
     crop_to_ink(&out, 64)
 }
 
-/// Zero-mean normalised correlation of two images of one size.
-fn correlation(a: &GrayImage, b: &GrayImage) -> f32 {
-    let n = (a.width() * a.height()) as f32;
-    let ma = a.pixels().map(|p| p.0[0] as f32).sum::<f32>() / n;
-    let mb = b.pixels().map(|p| p.0[0] as f32).sum::<f32>() / n;
-    let (mut ab, mut aa, mut bb) = (0.0, 0.0, 0.0);
-    for (p, q) in a.pixels().zip(b.pixels()) {
-        let (x, y) = (p.0[0] as f32 - ma, q.0[0] as f32 - mb);
-        ab += x * y;
-        aa += x * x;
-        bb += y * y;
-    }
-    if aa <= 0.0 || bb <= 0.0 {
-        // One flat image (a bar exactly filling its box): alike only if both are.
-        return if aa <= 0.0 && bb <= 0.0 { 1.0 } else { 0.0 };
-    }
-    ab / (aa * bb).sqrt()
-}
-
 /// The best correlation of `a` over `b`, each centred on one canvas (they may differ in width
 /// by a pixel or two: neither is stretched, a narrow bar stays narrow) and `a` shifted by up
 /// to a pixel each way, both softened a little: a glyph drawn half a pixel off is the same.
+/// Each is softened once; the shifts index into the softened canvas (outside it is blank).
 fn aligned(a: &GrayImage, b: &GrayImage) -> f32 {
-    const PAD: u32 = 2;
+    const PAD: u32 = 3;
     let (w, h) = (
         a.width().max(b.width()) + 2 * PAD,
         a.height().max(b.height()) + 2 * PAD,
     );
-    let place = |img: &GrayImage, dx: i64, dy: i64| {
+    let place = |img: &GrayImage| {
         let mut c = GrayImage::new(w, h);
-        let x = (w - img.width()) as i64 / 2 + dx;
-        let y = (h - img.height()) as i64 / 2 + dy;
+        let x = (w - img.width()) as i64 / 2;
+        let y = (h - img.height()) as i64 / 2;
         imageops::overlay(&mut c, img, x, y);
         imageproc::filter::gaussian_blur_f32(&c, 0.8)
     };
-    let fixed = place(b, 0, 0);
+    let (pa, pb) = (place(a), place(b));
     let mut best = f32::MIN;
-    for dy in -1..=1 {
-        for dx in -1..=1 {
-            best = best.max(correlation(&place(a, dx, dy), &fixed));
+    for dy in -1i32..=1 {
+        for dx in -1i32..=1 {
+            best = best.max(shifted_correlation(&pa, &pb, dx, dy));
         }
     }
     best
+}
+
+/// Zero-mean normalised correlation of `a` moved by (dx, dy) over `b` (one size; what moves
+/// out of the canvas is gone, what moves in is blank).
+fn shifted_correlation(a: &GrayImage, b: &GrayImage, dx: i32, dy: i32) -> f32 {
+    let (w, h) = (b.width() as i32, b.height() as i32);
+    let at = |x: i32, y: i32| -> f32 {
+        let (sx, sy) = (x - dx, y - dy);
+        if sx < 0 || sy < 0 || sx >= w || sy >= h {
+            0.0
+        } else {
+            a.get_pixel(sx as u32, sy as u32).0[0] as f32
+        }
+    };
+    let n = (w * h) as f32;
+    let (mut sa, mut sb) = (0.0, 0.0);
+    for y in 0..h {
+        for x in 0..w {
+            sa += at(x, y);
+            sb += b.get_pixel(x as u32, y as u32).0[0] as f32;
+        }
+    }
+    let (ma, mb) = (sa / n, sb / n);
+    let (mut ab, mut aa, mut bb) = (0.0, 0.0, 0.0);
+    for y in 0..h {
+        for x in 0..w {
+            let (p, q) = (
+                at(x, y) - ma,
+                b.get_pixel(x as u32, y as u32).0[0] as f32 - mb,
+            );
+            ab += p * q;
+            aa += p * p;
+            bb += q * q;
+        }
+    }
+    if aa <= 0.0 || bb <= 0.0 {
+        return if aa <= 0.0 && bb <= 0.0 { 1.0 } else { 0.0 };
+    }
+    ab / (aa * bb).sqrt()
 }
 
 /// How well `text` drawn in the machine's fonts fits `ink` (from [`ink_of`]): the best
