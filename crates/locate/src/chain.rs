@@ -116,6 +116,24 @@ impl Locator {
         Some(Rect::new(x0, at.y, at.right() - x0, at.h))
     }
 
+    /// [`candidates`] with this locator's engine, noting what the shape check refuted.
+    fn candidates(
+        &mut self,
+        scene: &mut Scene,
+        labels: &[SeenLabel],
+        target: &Target,
+        text: &str,
+    ) -> Vec<Candidate> {
+        candidates(
+            scene,
+            &mut self.ocr,
+            labels,
+            target,
+            text,
+            &mut self.refuted,
+        )
+    }
+
     pub fn locate(
         &mut self,
         frame: &Frame,
@@ -178,17 +196,11 @@ impl Locator {
                     let labels = scene
                         .labels_in(&mut self.ocr, caption_strip(rec), REGION_OCR)
                         .map_err(ocr_err)?;
-                    let cands: Vec<Candidate> = candidates(
-                        scene,
-                        &mut self.ocr,
-                        &labels,
-                        target,
-                        text,
-                        &mut self.refuted,
-                    )
-                    .into_iter()
-                    .filter(|c| c.score >= 1.0)
-                    .collect();
+                    let cands: Vec<Candidate> = self
+                        .candidates(scene, &labels, target, text)
+                        .into_iter()
+                        .filter(|c| c.score >= 1.0)
+                        .collect();
                     if let [c] = cands.as_slice() {
                         return Ok(answer(Strategy::FuzzyOcr, c.clone()));
                     }
@@ -197,14 +209,7 @@ impl Locator {
                 let labels = scene
                     .labels_in(&mut self.ocr, region, REGION_OCR)
                     .map_err(ocr_err)?;
-                let cands = candidates(
-                    scene,
-                    &mut self.ocr,
-                    &labels,
-                    target,
-                    text,
-                    &mut self.refuted,
-                );
+                let cands = self.candidates(scene, &labels, target, text);
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
                     return v.map(|c| answer(Strategy::FuzzyOcr, c));
@@ -237,14 +242,7 @@ impl Locator {
                         .quarter_labels(&mut self.ocr, labels)
                         .map_err(ocr_err)?;
                 }
-                let cands = candidates(
-                    scene,
-                    &mut self.ocr,
-                    &labels,
-                    target,
-                    text,
-                    &mut self.refuted,
-                );
+                let cands = self.candidates(scene, &labels, target, text);
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
                     return v.map(|c| answer(Strategy::FuzzyOcr, c));
