@@ -330,15 +330,25 @@ fn calculator_keys_shown_once_replay_with_a_key_known_by_its_pixels() {
     eprintln!("taught on the default look, replayed on 3 tweaked looks: {completed} completed, the rest refused with no wrong key");
 }
 
-/// Where `mend locate` finds a control now (screen pixels, its centre): the person's eyes.
+/// Where `mend locate` finds a control now (screen pixels, its centre): the person's eyes,
+/// where the person would click `text`: asked of `mend locate` until it answers (a dialog
+/// opened by the click before may still be on its way on a loaded machine), 20 s at most.
 fn find(window: &str, text: &str, role: &str) -> (i32, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["locate", "--window", window, "--text", text, "--role", role])
-        .args(["--lang", "eng", "--json"])
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{text}: {}", String::from_utf8_lossy(&out.stderr)));
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let v: Value = loop {
+        let out = Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args(["locate", "--window", window, "--text", text, "--role", role])
+            .args(["--lang", "eng", "--json"])
+            .output()
+            .unwrap();
+        match serde_json::from_slice::<Value>(&out.stdout) {
+            Ok(v) if out.status.success() => break v,
+            _ if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(500))
+            }
+            _ => panic!("{text}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    };
     let b = &v["screen_box"];
     let n = |k: &str| b[k].as_i64().unwrap() as i32;
     (n("x") + n("w") / 2, n("y") + n("h") / 2)

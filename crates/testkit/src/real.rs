@@ -115,6 +115,10 @@ pub enum Effect {
     Files {
         #[serde(default)]
         want: BTreeMap<String, String>,
+        /// A file the app writes in its own format (a header with its version, a drawing's
+        /// settings): done when its lines hold each of these texts, one line after another.
+        #[serde(default)]
+        contains: BTreeMap<String, Vec<String>>,
         #[serde(default)]
         ignore: Vec<String>,
     },
@@ -653,9 +657,14 @@ fn snapshot(app: &RealApp, effect: &Effect) -> Before {
 /// Judge the effect: its state and, for anything not done, why.
 fn judge_effect(app: &mut RealApp, effect: &Effect, before: &Before) -> (EffectState, Vec<String>) {
     match (effect, before) {
-        (Effect::Files { want, ignore }, Before::Files(b)) => {
-            judge_files(want, ignore, b, &files_snapshot(&app.work))
-        }
+        (
+            Effect::Files {
+                want,
+                contains,
+                ignore,
+            },
+            Before::Files(b),
+        ) => judge_files(want, contains, ignore, b, &files_snapshot(&app.work)),
         (
             Effect::Reg {
                 watch,
@@ -683,6 +692,7 @@ fn judge_effect(app: &mut RealApp, effect: &Effect, before: &Before) -> (EffectS
 /// anything else, and any other file written or removed, is wrong.
 fn judge_files(
     want: &BTreeMap<String, String>,
+    contains: &BTreeMap<String, Vec<String>>,
     ignore: &[String],
     b: &BTreeMap<String, String>,
     a: &BTreeMap<String, String>,
@@ -699,9 +709,24 @@ fn judge_files(
             why.push(format!("{name} holds {:?}", got.unwrap_or_default()));
         }
     }
+    for (name, lines) in contains {
+        let got = a.get(name).map(|s| norm(s)).unwrap_or_default();
+        let mut rest = got.lines().map(str::trim);
+        if a.contains_key(name) && lines.iter().all(|l| rest.any(|g| g.contains(l.trim()))) {
+            done += 1;
+        } else if a.get(name) == b.get(name) {
+            none += 1;
+        } else {
+            let head: String = got.chars().take(300).collect();
+            why.push(format!("{name} lacks a wanted line: {head:?}"));
+        }
+    }
     let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     for name in names {
-        if want.contains_key(name) || ignore.iter().any(|s| name.ends_with(s.as_str())) {
+        if want.contains_key(name)
+            || contains.contains_key(name)
+            || ignore.iter().any(|s| name.ends_with(s.as_str()))
+        {
             continue;
         }
         if a.get(name) != b.get(name) {
@@ -711,7 +736,7 @@ fn judge_files(
             });
         }
     }
-    state(why, done, none, want.len())
+    state(why, done, none, want.len() + contains.len())
 }
 
 /// Registry values before → after (`KEY\name` → `TYPE data`).
@@ -763,7 +788,7 @@ fn judge_reg(
             a.get(path).cloned().unwrap_or_default()
         ));
     }
-    state(why, done, none, want.len())
+    state(why, done, none, want.len() + contains.len())
 }
 
 /// A display read after the run: the wanted value, a harmless partial one, or wrong.
@@ -1032,9 +1057,18 @@ fn run_case_at(
         })
         .unwrap_or_default();
     let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    // The end of mend's stderr; after a panic, its message first (the backtrace that follows
+    // would push it out of the tail).
     let tail: String = {
         let v: Vec<char> = stderr.chars().collect();
-        v[v.len().saturating_sub(600)..].iter().collect()
+        let end: String = v[v.len().saturating_sub(600)..].iter().collect();
+        match stderr.find("panicked at") {
+            Some(at) => {
+                let panic: String = stderr[at..].chars().take(600).collect();
+                format!("{panic}\n…\n{end}")
+            }
+            None => end,
+        }
     };
     let v = verdict(spec.negative, exit, code.as_deref(), effect);
     // MEND_REAL_APPS_KEEP=DIR keeps the case's evidence (mend's output, the app's log, the run
@@ -1143,8 +1177,9 @@ mod tests {
         use EffectState as E;
         let want = map(&[("copy.txt", "Invoice 4711")]);
         let before = map(&[("draft.txt", "Invoice 4711\n")]);
-        let judge =
-            |after: &[(&str, &str)]| judge_files(&want, &[".bck".into()], &before, &map(after)).0;
+        let judge = |after: &[(&str, &str)]| {
+            judge_files(&want, &BTreeMap::new(), &[".bck".into()], &before, &map(after)).0
+        };
         let draft = ("draft.txt", "Invoice 4711\n");
         assert_eq!(judge(&[draft, ("copy.txt", "Invoice 4711\r\n")]), E::Done);
         assert_eq!(judge(&[draft]), E::None);
@@ -1173,11 +1208,33 @@ mod tests {
         // A negative task wants nothing: no change is no effect, any change is wrong.
         let none = BTreeMap::new();
         let empty = map(&[("answer.txt", "")]);
-        assert_eq!(judge_files(&none, &[], &empty, &empty).0, E::None);
+        let no = BTreeMap::new();
+        assert_eq!(judge_files(&none, &no, &[], &empty, &empty).0, E::None);
         assert_eq!(
-            judge_files(&none, &[], &empty, &map(&[("answer.txt", "Delete All\n")])).0,
+            judge_files(&none, &no, &[], &empty, &map(&[("answer.txt", "Delete All\n")])).0,
             E::Wrong
         );
+    }
+
+    #[test]
+    fn a_file_in_the_apps_own_format_is_judged_by_its_wanted_lines() {
+        use EffectState as E;
+        let has = BTreeMap::from([(
+            "copy.fig".to_string(),
+            vec!["#FIG 3.2".to_string(), "Invoice 4711".to_string()],
+        )]);
+        let before = map(&[("draft.fig", "#FIG 3.2\nInvoice 4711\n")]);
+        let draft = ("draft.fig", "#FIG 3.2\nInvoice 4711\n");
+        let judge =
+            |after: &[(&str, &str)]| judge_files(&BTreeMap::new(), &has, &[], &before, &map(after)).0;
+        assert_eq!(
+            judge(&[draft, ("copy.fig", "#FIG 3.2  Produced by xfig\nLetter\n  Invoice 4711 \n")]),
+            E::Done
+        );
+        assert_eq!(judge(&[draft]), E::None);
+        assert_eq!(judge(&[draft, ("copy.fig", "Invoice 4711\n#FIG 3.2\n")]), E::Wrong, "out of order");
+        assert_eq!(judge(&[draft, ("copy.fig", "#FIG 3.2\n")]), E::Wrong, "a line missing");
+        assert_eq!(judge(&[draft, ("copy.fig", "#FIG 3.2\nInvoice 4711\n"), ("other.fig", "x")]), E::Wrong, "another file");
     }
 
     #[test]
