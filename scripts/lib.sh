@@ -25,6 +25,8 @@ DEBIAN_PACKAGES=(
     # form, Java Swing (jedit pulls in a Java runtime); xsel reads a calculator's copied
     # display, locales builds the Chinese look's locale
     wine wine64 x11-apps nedit mousepad xterm dialog xsel locales jedit
+    # apps added by first contact (docs/first-contact.md): Qt 5, FLTK, Xaw3d, Motif
+    speedcrunch qpdfview fluid xfig grace
     # the robot fleet's tests start a throwaway PostgreSQL 15 (initdb as nobody, a private port)
     postgresql
 )
