@@ -788,7 +788,7 @@ fn judge_reg(
             a.get(path).cloned().unwrap_or_default()
         ));
     }
-    state(why, done, none, want.len() + contains.len())
+    state(why, done, none, want.len())
 }
 
 /// A display read after the run: the wanted value, a harmless partial one, or wrong.
@@ -1324,7 +1324,8 @@ mod tests {
                 a.name
             );
             let tasks = a.tasks().unwrap();
-            assert!(tasks.len() >= 2, "{}: {tasks:?}", a.name);
+            // Apps that entered by first contact (issue 31) bring one task each.
+            assert!(!tasks.is_empty(), "{}: no task", a.name);
             for t in tasks {
                 a.task(&t).unwrap();
                 assert!(a.flow(&t).exists(), "{}/{t}.toml", a.name);
