@@ -7,8 +7,8 @@ use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::{is_ideograph, OcrEngine};
 use mend_vision::{
-    centred_ink, confirm_short, crop, filled_bar, find_template, ink_of, pixel_diff,
-    template_places, Verdict, SCALES,
+    centred_ink, confirm_short, crop, filled_bar, find_template, glyph_stands_out, ink_of,
+    pixel_diff, shape_fit, template_places, ControlBox, Verdict, SCALES,
 };
 
 /// What was recorded with a target besides its description: the template crop.
@@ -178,6 +178,9 @@ impl Locator {
             frame_id: frame.info.id,
         };
         let mut seen_candidates: Vec<Candidate> = Vec::new();
+        // What the window showed, for the refusal: a flow written from a manual names the
+        // caption it expected, and the person fixing it needs the one that is there.
+        let mut read_here = String::new();
 
         // 1. exact: the recorded crop is where it was (or nearby, any scale) and the text agrees.
         if let (Some(rec), Some(tmpl)) = (target.recorded, recorded.template.as_ref()) {
@@ -247,6 +250,14 @@ impl Locator {
                 if let Some(v) = verdict(cands, target.recorded, text) {
                     return v.map(|c| answer(Strategy::FuzzyOcr, c));
                 }
+            }
+
+            read_here = shown_captions(&labels);
+
+            // A one-glyph key nothing was read in (a keypad's 9, =, 0 the reading missed):
+            // the glyph drawn in the machine's fonts, matched to the ink of each unread button.
+            if let Some(c) = self.by_shape(scene, target, text, &labels)? {
+                return Ok(answer(Strategy::FuzzyOcr, c));
             }
 
             // 3. semantic: meaning, not spelling (not asked twice about the same reading: a
@@ -382,11 +393,59 @@ impl Locator {
         Err(Refusal::new(
             ErrorCode::LocatorNotFound,
             format!(
-                "no control matching '{what}' ({:?}) on this screen{refuted}; it may have been removed or renamed to something with another meaning. Check the screen, then pick the control or fix the flow",
+                "no control matching '{what}' ({:?}) on this screen{refuted}; it may have been removed or renamed to something with another meaning.{read_here} Check the screen, then pick the control or fix the flow",
                 target.role
             ),
             seen_candidates,
         ))
+    }
+
+    /// A one-glyph target (not an ideograph) among the framed controls nothing was read in:
+    /// the control whose inside is that glyph's shape ([`glyph_stands_out`]: it fits at
+    /// [`SHAPE_ALONE`] or better, and better than every glyph of another shape). A control with any
+    /// reading is judged by its reading, never here; two that fit are a refusal.
+    fn by_shape(
+        &mut self,
+        scene: &mut Scene,
+        target: &Target,
+        text: &str,
+        labels: &[SeenLabel],
+    ) -> Result<Option<Candidate>, Refusal> {
+        let want: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if want.len() != 1 || is_ideograph(want[0]) {
+            return Ok(None);
+        }
+        let text_h = scene.text_height(labels).map(|h| h as f32);
+        let unread: Vec<ControlBox> = scene
+            .boxes()
+            .iter()
+            .filter(|b| target.role.accepts(b.role) && b.role != Role::Field)
+            .filter(|b| !labels.iter().any(|l| b.rect.contains(l.line.center())))
+            .cloned()
+            .collect();
+        let mut fits: Vec<Candidate> = Vec::new();
+        for b in unread {
+            let Some(ink) = ink_of(&scene.frame.image, b.rect.inflate(-3)) else {
+                continue;
+            };
+            // The glyph alone first (one drawing): most keys are another glyph outright.
+            if shape_fit(text, &ink, text_h) < SHAPE_ALONE {
+                continue;
+            }
+            if let Some(score) = glyph_stands_out(want[0], &ink, text_h, SHAPE_ALONE) {
+                fits.push(Candidate {
+                    rect: b.rect,
+                    text: text.to_string(),
+                    role: b.role,
+                    score: score as f64,
+                });
+            }
+        }
+        match fits.len() {
+            0 => Ok(None),
+            1 => Ok(fits.pop()),
+            _ => Err(ambiguous(text, fits)),
+        }
     }
 
     /// The semantic rung over `labels`: the control the matcher means, resolved to its box.
@@ -811,6 +870,37 @@ fn short_caption_refuted(
     }
 }
 
+/// The captions a window showed, top to bottom, for a refusal's message (at most 16).
+fn shown_captions(labels: &[SeenLabel]) -> String {
+    const MOST: usize = 16;
+    let mut ls: Vec<&SeenLabel> = labels
+        .iter()
+        .filter(|l| !l.text.trim().is_empty())
+        .collect();
+    ls.sort_by_key(|l| (l.line.y, l.line.x));
+    let mut seen: Vec<String> = Vec::new();
+    for l in ls {
+        let t = l.text.trim().to_string();
+        if !seen.contains(&t) {
+            seen.push(t);
+        }
+    }
+    if seen.is_empty() {
+        return " Nothing was read on it.".into();
+    }
+    let more = seen.len().saturating_sub(MOST);
+    let list: Vec<String> = seen.iter().take(MOST).map(|t| format!("'{t}'")).collect();
+    format!(
+        " Read on it: {}{}.",
+        list.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
 fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {
     let Some(c) = &l.control else {
         return l.text.clone();
@@ -1019,6 +1109,11 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
     };
     right.or_else(bar).or(below)
 }
+
+/// How well a glyph's drawing must fit a control's ink for the control to be taken by its
+/// shape alone, with no reading behind it (a reading confirmed by shape needs only
+/// [`mend_vision::SHAPE_FLOOR`]).
+const SHAPE_ALONE: f32 = 0.75;
 
 fn ambiguous(text: &str, c: Vec<Candidate>) -> Refusal {
     Refusal::new(

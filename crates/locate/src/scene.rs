@@ -177,8 +177,11 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
 /// An icon beside a caption (a menu item's picture, a toolbar glyph) read as a short word of
 /// junk ("PY Replace in Selection") is no part of the caption: a first or last word of at
 /// most three characters (not CJK) standing half again as tall as the line's other words is
-/// dropped.
-fn without_icons(lines: Vec<Line>) -> Vec<Line> {
+/// dropped. So is a first word of at most four characters drawn as a picture, set apart from
+/// the next word (a run of colour in a grey outline, [`mend_vision::text_after_icon`], that
+/// ends where the next word begins): Qt's floppy disk before a dialog's Save read "Ld", a
+/// toolkit's icon read as an ideograph — whatever the reading made of it, it is no caption.
+fn without_icons(lines: Vec<Line>, img: &RgbaImage) -> Vec<Line> {
     let mut out = Vec::new();
     for l in lines {
         let n = l.words.len();
@@ -186,6 +189,21 @@ fn without_icons(lines: Vec<Line>) -> Vec<Line> {
             out.push(l);
             continue;
         }
+        let pictured = || {
+            let (w0, w1) = (&l.words[0], &l.words[1]);
+            let short = w0.text.chars().filter(|c| !c.is_whitespace()).count() <= 4;
+            let top = l.rect.y.min(w0.rect.y);
+            let bottom = l.rect.bottom().max(w0.rect.bottom());
+            let strip = Rect::new(
+                w0.rect.x - 2,
+                top,
+                w1.rect.right() - w0.rect.x + 2,
+                bottom - top,
+            );
+            short
+                && mend_vision::text_after_icon(img, strip)
+                    .is_some_and(|x| (x - w1.rect.x).abs() <= 3)
+        };
         let icon = |i: usize| {
             let w = &l.words[i];
             let others = l
@@ -203,7 +221,7 @@ fn without_icons(lines: Vec<Line>) -> Vec<Line> {
                 && 2 * w.rect.h >= 3 * others
                 && others > 0
         };
-        let first = icon(0);
+        let first = icon(0) || pictured();
         let last = (n > 2 || !first) && icon(n - 1);
         if !first && !last {
             out.push(l);
@@ -576,7 +594,7 @@ impl<'a> Scene<'a> {
 
     fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
-        let mut lines = split_at_boxes(without_icons(lines), &boxes);
+        let mut lines = split_at_boxes(without_icons(lines, &self.frame.image), &boxes);
         brackets_by_shape(&mut lines, &self.frame.image);
         let (lines, spans) = bracket_buttons(lines);
         let rects: Vec<Rect> = lines.iter().map(|l| l.rect).collect();

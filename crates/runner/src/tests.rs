@@ -73,6 +73,9 @@ struct World {
     unfocused_until: u64,
     /// At this fake time the screen becomes this one (an app slow to show a click's effect).
     later: Option<(u64, &'static str)>,
+    /// A tooltip over the control of this caption while the pointer rests in the window
+    /// (where the last click left it); gone once the pointer is moved out.
+    tooltip: Option<&'static str>,
     /// The next click on a field opens the notice 提示 (the popup window) in front of it, as
     /// a session notice may come up between the click and the first key.
     notice_on_click: bool,
@@ -293,6 +296,11 @@ impl Input for Keyboard {
     fn perform(&mut self, a: &In) -> Result<(), MendError> {
         let mut w = self.0.borrow_mut();
         w.inputs.push(a.clone());
+        if let In::MoveTo { at } = a {
+            if !Rect::new(0, 0, 320, 160).contains(*at) {
+                w.tooltip = None;
+            }
+        }
         match a {
             In::Click { at, .. } => {
                 let now = w.clock.now_ms();
@@ -468,6 +476,7 @@ impl Finder for Seer {
         let hits: Vec<_> = list
             .into_iter()
             .filter(|(l, r, _)| l.trim() == shown && t.role.accepts(*r))
+            .filter(|(l, _, _)| w.tooltip != Some(l.trim()))
             .collect();
         let cand = |(l, r, rect): &(&str, Role, Rect)| Candidate {
             rect: *rect,
@@ -1996,4 +2005,60 @@ timeout_ms = 8000
     let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
     assert_eq!(s.status, "passed", "{s:?}");
     assert_eq!(clicks(&b.world.borrow()), 1);
+}
+
+/// The pointer left on the window by the last click shows a tooltip over the next target: the
+/// step's first look does not find it, the pointer is moved off the window (nothing pressed),
+/// and the next look finds it and clicks it.
+#[test]
+fn a_tooltip_left_by_the_pointer_is_moved_away_before_the_target_is_refused() {
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "File", role = "menu" }
+[[step]]
+action = "click"
+target = { text = "Open", role = "menu" }
+timeout_ms = 2000
+"#;
+    let b = bench("menubar");
+    b.world.borrow_mut().tooltip = Some("Open");
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    let kinds: Vec<&str> = w
+        .inputs
+        .iter()
+        .map(|i| match i {
+            In::Click { .. } => "click",
+            In::MoveTo { .. } => "move",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["click", "move", "click"], "{:?}", w.inputs);
+    let In::MoveTo { at } = w.inputs[1] else {
+        unreachable!()
+    };
+    assert!(
+        !Rect::new(0, 0, 320, 160).contains(at),
+        "moved off the window: {at:?}"
+    );
+    drop(w);
+
+    // No click left the pointer on the window: nothing is moved, the step waits and refuses.
+    let b = bench("menubar, File open");
+    b.world.borrow_mut().tooltip = Some("Open");
+    let item = r#"
+[[step]]
+action = "click"
+target = { text = "Open", role = "menu" }
+timeout_ms = 500
+"#;
+    let (s, _) = go(&b, &flow(&b, item), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.code, Some(ErrorCode::LocatorNotFound), "{s:?}");
+    assert!(
+        b.world.borrow().inputs.is_empty(),
+        "{:?}",
+        b.world.borrow().inputs
+    );
 }

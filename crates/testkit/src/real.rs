@@ -1178,7 +1178,14 @@ mod tests {
         let want = map(&[("copy.txt", "Invoice 4711")]);
         let before = map(&[("draft.txt", "Invoice 4711\n")]);
         let judge = |after: &[(&str, &str)]| {
-            judge_files(&want, &BTreeMap::new(), &[".bck".into()], &before, &map(after)).0
+            judge_files(
+                &want,
+                &BTreeMap::new(),
+                &[".bck".into()],
+                &before,
+                &map(after),
+            )
+            .0
         };
         let draft = ("draft.txt", "Invoice 4711\n");
         assert_eq!(judge(&[draft, ("copy.txt", "Invoice 4711\r\n")]), E::Done);
@@ -1211,7 +1218,14 @@ mod tests {
         let no = BTreeMap::new();
         assert_eq!(judge_files(&none, &no, &[], &empty, &empty).0, E::None);
         assert_eq!(
-            judge_files(&none, &no, &[], &empty, &map(&[("answer.txt", "Delete All\n")])).0,
+            judge_files(
+                &none,
+                &no,
+                &[],
+                &empty,
+                &map(&[("answer.txt", "Delete All\n")])
+            )
+            .0,
             E::Wrong
         );
     }
@@ -1225,16 +1239,39 @@ mod tests {
         )]);
         let before = map(&[("draft.fig", "#FIG 3.2\nInvoice 4711\n")]);
         let draft = ("draft.fig", "#FIG 3.2\nInvoice 4711\n");
-        let judge =
-            |after: &[(&str, &str)]| judge_files(&BTreeMap::new(), &has, &[], &before, &map(after)).0;
+        let judge = |after: &[(&str, &str)]| {
+            judge_files(&BTreeMap::new(), &has, &[], &before, &map(after)).0
+        };
         assert_eq!(
-            judge(&[draft, ("copy.fig", "#FIG 3.2  Produced by xfig\nLetter\n  Invoice 4711 \n")]),
+            judge(&[
+                draft,
+                (
+                    "copy.fig",
+                    "#FIG 3.2  Produced by xfig\nLetter\n  Invoice 4711 \n"
+                )
+            ]),
             E::Done
         );
         assert_eq!(judge(&[draft]), E::None);
-        assert_eq!(judge(&[draft, ("copy.fig", "Invoice 4711\n#FIG 3.2\n")]), E::Wrong, "out of order");
-        assert_eq!(judge(&[draft, ("copy.fig", "#FIG 3.2\n")]), E::Wrong, "a line missing");
-        assert_eq!(judge(&[draft, ("copy.fig", "#FIG 3.2\nInvoice 4711\n"), ("other.fig", "x")]), E::Wrong, "another file");
+        assert_eq!(
+            judge(&[draft, ("copy.fig", "Invoice 4711\n#FIG 3.2\n")]),
+            E::Wrong,
+            "out of order"
+        );
+        assert_eq!(
+            judge(&[draft, ("copy.fig", "#FIG 3.2\n")]),
+            E::Wrong,
+            "a line missing"
+        );
+        assert_eq!(
+            judge(&[
+                draft,
+                ("copy.fig", "#FIG 3.2\nInvoice 4711\n"),
+                ("other.fig", "x")
+            ]),
+            E::Wrong,
+            "another file"
+        );
     }
 
     #[test]

@@ -446,6 +446,15 @@ fn confirm_glyph(t: char, ink: &GrayImage, text_h: Option<f32>) -> Verdict {
     if own < SHAPE_FLOOR {
         return Verdict::Unlike(own);
     }
+    match best_other(t, ink, text_h).filter(|(_, s)| clearly_better(*s, own)) {
+        Some((c, s)) => Verdict::Other(c.to_string(), s, own),
+        None => Verdict::Fits(own),
+    }
+}
+
+/// The glyph of another shape than `t` (every printable ASCII glyph and UI sign) that fits
+/// `ink` best, and its fit.
+fn best_other(t: char, ink: &GrayImage, text_h: Option<f32>) -> Option<(char, f32)> {
     let mut best: Option<(char, f32)> = None;
     for c in ('!'..='~').chain(UI_SIGNS.chars()) {
         if same_shape(c, t) || (c.to_lowercase().eq(t.to_lowercase()) && same_shape_case(c)) {
@@ -456,9 +465,25 @@ fn confirm_glyph(t: char, ink: &GrayImage, text_h: Option<f32>) -> Verdict {
             best = Some((c, s));
         }
     }
-    match best.filter(|(_, s)| clearly_better(*s, own)) {
-        Some((c, s)) => Verdict::Other(c.to_string(), s, own),
-        None => Verdict::Fits(own),
+    best
+}
+
+/// Whether `ink` is glyph `t` with nothing read to say so: `t` fits at `floor` or better and
+/// **better than every glyph of another shape** by [`OTHER_MARGIN`] — stricter than a reading's
+/// confirmation, which only must not be beaten clearly (a J fits a sans-serif I at 0.98 beside
+/// the I's 1.0: enough not to refute a reading "J", never enough to find a J). Its fit, or
+/// `None`.
+pub fn glyph_stands_out(t: char, ink: &GrayImage, text_h: Option<f32>, floor: f32) -> Option<f32> {
+    if shapes().fonts.is_empty() {
+        return None;
+    }
+    let own = shape_fit(&t.to_string(), ink, text_h);
+    if own < floor.max(SHAPE_FLOOR) {
+        return None;
+    }
+    match best_other(t, ink, text_h) {
+        Some((_, other)) if other + OTHER_MARGIN > own => None,
+        _ => Some(own),
     }
 }
 

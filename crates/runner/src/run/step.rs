@@ -381,6 +381,34 @@ impl Runner<'_> {
         r
     }
 
+    /// The pointer left where the last click put it, over the window where a target is not
+    /// found: what it hovers may be covered by what hovering shows (a tooltip over the next
+    /// key, a highlight that hides a caption). It is moved off the window once, just above its
+    /// top edge (the window manager's title bar), or below it when the window touches the
+    /// screen's top. Only a move: nothing is pressed, and the pointer is left alone when the
+    /// last click was elsewhere.
+    fn park_pointer(&mut self, frame: &Frame) {
+        let Some((_, at)) = self.last_click else {
+            return;
+        };
+        let screen = frame.info.to_screen(&frame.info.bounds());
+        if !screen.contains(at) {
+            return;
+        }
+        const OFF: i32 = 8;
+        let y = if screen.y >= 2 * OFF {
+            screen.y - OFF
+        } else {
+            screen.bottom() + OFF
+        };
+        let to = mend_model::Point {
+            x: screen.x + screen.w / 2,
+            y,
+        };
+        // A pointer that cannot be moved leaves the look as it was: the wait goes on.
+        let _ = self.input.perform(&Input_::MoveTo { at: to });
+    }
+
     /// Hold a click a toolkit could take for part of the click before ([`CLICK_APART_MS`]):
     /// one on an item of a popup (a menu, a drop-down list: the previous click opened it) or
     /// on the spot the previous click hit. Any other click goes at once: spacing every click
@@ -419,6 +447,7 @@ impl Runner<'_> {
                 .and_then(|c| lf.templates.get(c).cloned()),
         };
         let deadline = self.clock.now_ms() + timeout;
+        let mut parked = false;
         loop {
             let t_poll = self.clock.now_ms();
             let frame = self.capture.capture(&q);
@@ -447,6 +476,12 @@ impl Runner<'_> {
             }
             if self.clock.now_ms() >= deadline {
                 continue;
+            }
+            if !parked && r.err.code == ErrorCode::LocatorNotFound {
+                parked = true;
+                if let Some(f) = &r.frame {
+                    self.park_pointer(f);
+                }
             }
             self.handle_interrupts(lf, vars)?;
             self.clock.sleep_ms(self.opts.poll_ms * 4);
