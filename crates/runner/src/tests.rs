@@ -76,6 +76,8 @@ struct World {
     /// A tooltip over the control of this caption while the pointer rests in the window
     /// (where the last click left it); gone once the pointer is moved out.
     tooltip: Option<&'static str>,
+    /// The next finds see nothing at all (a look that falls on a screen in between).
+    blink: u32,
     /// The next click on a field opens the notice 提示 (the popup window) in front of it, as
     /// a session notice may come up between the click and the first key.
     notice_on_click: bool,
@@ -460,6 +462,13 @@ impl Finder for Seer {
     }
 
     fn find(&mut self, frame: &Frame, t: &Target, _: &Recorded) -> Result<Located, Refusal> {
+        if self.0.borrow().blink > 0 {
+            self.0.borrow_mut().blink -= 1;
+            return Err(Refusal {
+                error: MendError::new(ErrorCode::LocatorNotFound, "a screen in between"),
+                candidates: vec![],
+            });
+        }
         let w = self.0.borrow();
         w.clock.advance(w.find_cost_ms);
         let text = t.text.clone().unwrap_or_default();
@@ -2061,4 +2070,24 @@ timeout_ms = 500
         "{:?}",
         b.world.borrow().inputs
     );
+}
+
+/// Absence is a claim that something happened: one look that falls on a screen in between
+/// (nothing found on it) does not prove it; the control seen again on the next look fails it.
+#[test]
+fn an_absence_seen_once_on_a_screen_in_between_is_no_absence() {
+    let body = r#"
+[[step]]
+action = "assert"
+check = [{ not_exists = { text = "查询", role = "button" } }]
+timeout_ms = 300
+"#;
+    let b = bench("main");
+    b.world.borrow_mut().blink = 1;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed), "{s:?}");
+    // Gone on both looks: it holds.
+    let b = bench("result");
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
 }

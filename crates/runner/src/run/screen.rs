@@ -295,7 +295,18 @@ impl Runner<'_> {
             // (issue 35: `exists = { text = "60" }` passed where no cell held 60). Its absence
             // is still refused by any reading, as before.
             Check::Exists(t) => Ok(exists(self, t)?.is_some_and(|l| proves(t, &l))),
-            Check::NotExists(t) => Ok(exists(self, t)?.is_none()),
+            // Absence is seen twice, a fresh frame apart: one look can fall on a screen in
+            // between (a popup closing, a dialog repainting after a click that did not take),
+            // and a check that passed there would call a write done that never happened (a
+            // Qt file dialog's Save, its first click spent closing the completer, passed
+            // `not_exists` on the dialog's field while the dialog stayed open).
+            Check::NotExists(t) => {
+                if exists(self, t)?.is_some() {
+                    return Ok(false);
+                }
+                self.clock.sleep_ms(self.opts.poll_ms * 4);
+                Ok(exists(self, t)?.is_none())
+            }
             Check::WindowTitle(p) => {
                 let q = self.dialog_queries(lf, &[p])?.remove(0);
                 Ok(self.capture.windows()?.iter().any(|w| q.matches(w)))
