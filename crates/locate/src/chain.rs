@@ -8,7 +8,7 @@ use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy,
 use mend_ocr::{is_ideograph, OcrEngine};
 use mend_vision::{
     centred_ink, confirm_short, crop, filled_bar, find_template, glyph_stands_out, ink_of,
-    pixel_diff, shape_fit, template_places, ControlBox, Verdict, SCALES,
+    pixel_diff, template_places, ControlBox, Verdict, SCALES,
 };
 
 /// What was recorded with a target besides its description: the template crop.
@@ -411,10 +411,9 @@ impl Locator {
         text: &str,
         labels: &[SeenLabel],
     ) -> Result<Option<Candidate>, Refusal> {
-        let want: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
-        if want.len() != 1 || is_ideograph(want[0]) {
+        let Some(glyph) = lone_glyph(text) else {
             return Ok(None);
-        }
+        };
         let text_h = scene.text_height(labels).map(|h| h as f32);
         let unread: Vec<ControlBox> = scene
             .boxes()
@@ -428,11 +427,7 @@ impl Locator {
             let Some(ink) = ink_of(&scene.frame.image, b.rect.inflate(-3)) else {
                 continue;
             };
-            // The glyph alone first (one drawing): most keys are another glyph outright.
-            if shape_fit(text, &ink, text_h) < SHAPE_ALONE {
-                continue;
-            }
-            if let Some(score) = glyph_stands_out(want[0], &ink, text_h, SHAPE_ALONE) {
+            if let Some(score) = glyph_stands_out(glyph, &ink, text_h, SHAPE_ALONE) {
                 fits.push(Candidate {
                     rect: b.rect,
                     text: text.to_string(),
@@ -816,17 +811,12 @@ fn short_caption_refuted(
     text: &str,
     text_h: Option<i32>,
 ) -> Option<String> {
-    let bare = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
-    let want = bare(text);
-    let n = want.chars().count();
     // One glyph only: at two and three glyphs (Yes, OK) the ink cut at its empty columns
     // often is not one piece per glyph (a focus ring's dots beside them, glyphs that touch),
     // and the suite lost real captions to it; those stay with the reading and its rules.
-    if n != 1 || want.chars().any(is_ideograph) {
-        return None;
-    }
-    let seen = bare(&l.text);
-    let one = want.chars().next();
+    let glyph = lone_glyph(text)?;
+    let want = glyph.to_string();
+    let seen: String = l.text.chars().filter(|c| !c.is_whitespace()).collect();
     let at = (l.line.x, l.line.y);
     // No ink that stands out from its ground (a faint icon read as a letter): nothing shows
     // the glyph.
@@ -839,23 +829,22 @@ fn short_caption_refuted(
     let text_h = text_h.map(|h| h as f32);
     // One glyph read with more beside it ("i]" for I: an icon's edge, a bracket): the glyph
     // read as it must be it.
-    let verdict = match one {
-        Some(c) if seen != want => {
-            let glyphs: Vec<char> = seen.chars().collect();
-            let same = |g: &char| label_match(&c.to_string(), &g.to_string()) == Some(1.0);
-            match glyphs.iter().position(same) {
-                Some(i) => mend_vision::confirm_glyph_at(c, &ink, i, glyphs.len(), text_h),
-                // Matched only as a whole ("i]" normalised to "i"): no glyph of it is the
-                // target's, and a one-glyph caption is its glyph.
-                None => {
-                    return Some(format!(
-                        "'{}' read at {at:?} holds no glyph that is '{want}'",
-                        l.text
-                    ))
-                }
+    let verdict = if seen != want {
+        let glyphs: Vec<char> = seen.chars().collect();
+        let same = |g: &char| label_match(&want, &g.to_string()) == Some(1.0);
+        match glyphs.iter().position(same) {
+            Some(i) => mend_vision::confirm_glyph_at(glyph, &ink, i, glyphs.len(), text_h),
+            // Matched only as a whole ("i]" normalised to "i"): no glyph of it is the
+            // target's, and a one-glyph caption is its glyph.
+            None => {
+                return Some(format!(
+                    "'{}' read at {at:?} holds no glyph that is '{want}'",
+                    l.text
+                ))
             }
         }
-        _ => confirm_short(&want, &ink, text_h),
+    } else {
+        confirm_short(&want, &ink, text_h)
     };
     match verdict {
         Verdict::Fits(_) | Verdict::NoFonts => None,
@@ -867,6 +856,16 @@ fn short_caption_refuted(
             "'{}' read at {at:?} is not drawn as '{want}' in any font here (shape {own:.2})",
             l.text
         )),
+    }
+}
+
+/// The one glyph a target's text is, white space aside, when it is one and no ideograph: the
+/// targets the shape rules judge.
+fn lone_glyph(text: &str) -> Option<char> {
+    let mut glyphs = text.chars().filter(|c| !c.is_whitespace());
+    match (glyphs.next(), glyphs.next()) {
+        (Some(c), None) if !is_ideograph(c) => Some(c),
+        _ => None,
     }
 }
 
