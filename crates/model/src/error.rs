@@ -38,6 +38,10 @@ pub enum ErrorCode {
     CheckStateUnknown,
     /// A check box was clicked and does not read as asked afterwards.
     CheckNotSet,
+    /// A step acted and its `verify` did not come true within the step's timeout: its input
+    /// may not have taken effect (a click a closing popup took) or the verify is wrong. A step
+    /// that writes is not redone: a person looks.
+    StepNotVerified,
     /// Fleet: this attempt no longer holds its job's lease (the job was handed to another
     /// worker, or cancelled); nothing it would write is kept.
     LeaseLost,
@@ -58,7 +62,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 31] = [
+    pub const ALL: [ErrorCode; 32] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -83,6 +87,7 @@ impl ErrorCode {
         ErrorCode::CheckboxNotFound,
         ErrorCode::CheckStateUnknown,
         ErrorCode::CheckNotSet,
+        ErrorCode::StepNotVerified,
         ErrorCode::LeaseLost,
         ErrorCode::JobNotFound,
         ErrorCode::PoisonJob,
@@ -118,6 +123,7 @@ impl ErrorCode {
             ErrorCode::CheckboxNotFound => "CHECKBOX_NOT_FOUND",
             ErrorCode::CheckStateUnknown => "CHECK_STATE_UNKNOWN",
             ErrorCode::CheckNotSet => "CHECK_NOT_SET",
+            ErrorCode::StepNotVerified => "STEP_NOT_VERIFIED",
             ErrorCode::LeaseLost => "LEASE_LOST",
             ErrorCode::JobNotFound => "JOB_NOT_FOUND",
             ErrorCode::PoisonJob => "POISON_JOB",

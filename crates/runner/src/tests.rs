@@ -894,6 +894,50 @@ timeout_ms = 500
     assert_eq!(b.world.borrow().inputs.len(), 1);
 }
 
+/// A write's `verify` that does not come true after its click (the click a closing popup
+/// took) is no pass: the run stops with STEP_NOT_VERIFIED and the click is not sent again.
+#[test]
+fn a_write_whose_verify_never_holds_after_the_click_is_not_called_done() {
+    let b = bench("main");
+    b.world.borrow_mut().deaf = 1;
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+risk = "write"
+verify = { exists = { text = "结果" } }
+timeout_ms = 500
+"#;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::StepNotVerified), "{s:?}");
+    assert_ne!(s.status, "passed");
+    assert_eq!(b.world.borrow().inputs.len(), 1, "not clicked again");
+    // The same step whose click takes: its verify holds and it passes.
+    let b = bench("main");
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+}
+
+/// A step that is safe to redo is redone when its verify says the first input did not take.
+#[test]
+fn a_safe_step_whose_verify_does_not_hold_is_redone() {
+    let b = bench("main");
+    b.world.borrow_mut().deaf = 1;
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "查询", role = "button" }
+verify = { exists = { text = "结果" } }
+timeout_ms = 500
+"#;
+    let (s, events) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().inputs.len(), 2);
+    assert!(events
+        .iter()
+        .any(|e| e.status == "retry" && e.code == Some(ErrorCode::StepNotVerified)));
+}
+
 #[test]
 fn a_screen_that_never_settles_times_out_on_the_clock() {
     let b = bench("login");

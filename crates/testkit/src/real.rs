@@ -912,6 +912,8 @@ pub struct Outcome {
     pub effect: EffectState,
     pub why: Vec<String>,
     pub wall_s: f64,
+    /// How long after `mend run` ended the judge looked last (it looks until the effect is done).
+    pub effect_after_ms: u64,
     pub steps: Vec<StepOutcome>,
     pub stderr_tail: String,
 }
@@ -1033,9 +1035,34 @@ fn run_case_at(
     let mut child = cmd.spawn().context("run mend")?;
     let exit = wait_limited(&mut child, t0, limit)?;
     let wall_s = (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-    // Let a last write reach the disk or the registry.
-    std::thread::sleep(Duration::from_millis(700));
-    let (effect, why) = judge_effect(&mut real, &spec.effect, &before);
+    // Let a last write reach the disk or the registry: an app may write after its dialog closed
+    // (a save on a worker thread), so the judge looks again until the effect is done, 5 s at
+    // most, and says when it saw it.
+    let judged = Instant::now();
+    let (effect, why) = loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let (effect, why) = judge_effect(&mut real, &spec.effect, &before);
+        if effect == EffectState::Done || judged.elapsed() > Duration::from_secs(5) {
+            break (effect, why);
+        }
+    };
+    let effect_after_ms = judged.elapsed().as_millis() as u64;
+    if effect != EffectState::Done {
+        // What the screen showed when the judge gave up, and whether the app still ran.
+        let alive = real.running();
+        let _ = std::fs::write(
+            case.path().join("after.txt"),
+            format!(
+                "app running: {alive}\nwindows:\n{}\n",
+                window_names().join("\n")
+            ),
+        );
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg("xwd -root -silent | xwdtopnm 2>/dev/null | pnmtopng > after.png")
+            .current_dir(case.path())
+            .status();
+    }
     drop(real);
     let summary: serde_json::Value = std::fs::read_to_string(&out_path)
         .ok()
@@ -1092,6 +1119,8 @@ fn run_case_at(
             "app.log",
             "killed.out",
             "killed.err",
+            "after.txt",
+            "after.png",
         ] {
             let _ = std::fs::copy(case.path().join(f), to.join(f));
         }
@@ -1114,6 +1143,7 @@ fn run_case_at(
             effect,
             why,
             wall_s,
+            effect_after_ms,
             steps,
             stderr_tail: if v == "completed" || v == "refused" {
                 String::new()

@@ -210,7 +210,9 @@ impl Runner<'_> {
                             !matches!(step.redo(), Redo::NeedsVerify(_))
                                 && matches!(
                                     f.err.code,
-                                    ErrorCode::AssertionFailed | ErrorCode::ActionTimeout
+                                    ErrorCode::AssertionFailed
+                                        | ErrorCode::ActionTimeout
+                                        | ErrorCode::StepNotVerified
                                 )
                         } else {
                             // A control or window that is not there was already waited for.
@@ -917,6 +919,22 @@ impl Runner<'_> {
         if !step.check.is_empty() {
             self.wait_checks(lf, &step.check, vars, timeout, ErrorCode::AssertionFailed)
                 .map_err(|f| Fail { acted: true, ..f })?;
+        }
+        // The step's `verify` tells that it took effect: it must come true after the input,
+        // or the run would call done a write that never happened (a Qt file dialog's Save
+        // whose click a closing completer took: exit 0, no file).
+        if let Some(v) = &step.verify {
+            self.wait_checks(lf, std::slice::from_ref(v), vars, timeout, ErrorCode::StepNotVerified)
+                .map_err(|f| {
+                    let mut f = Fail { acted: true, ..f };
+                    if f.err.code == ErrorCode::StepNotVerified {
+                        f.err.message = format!(
+                            "the {what} went out but its verify ({}) did not hold within {timeout} ms: the input may not have taken effect, or the verify is wrong. Look at the application: finish the step by hand (then resume) or fix the verify",
+                            describe_check(v)
+                        );
+                    }
+                    f
+                })?;
         }
         Ok(())
     }
