@@ -39,7 +39,7 @@ pub enum ErrorCode {
     /// A check box was clicked and does not read as asked afterwards.
     CheckNotSet,
     /// A step acted and its `verify` did not come true within the step's timeout: its input
-    /// may not have taken effect (a click a closing popup took) or the verify is wrong. A step
+    /// may not have taken effect (a click the app never took) or the verify is wrong. A step
     /// that writes is not redone: a person looks.
     StepNotVerified,
     /// Fleet: this attempt no longer holds its job's lease (the job was handed to another

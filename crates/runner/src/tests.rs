@@ -894,8 +894,8 @@ timeout_ms = 500
     assert_eq!(b.world.borrow().inputs.len(), 1);
 }
 
-/// A write's `verify` that does not come true after its click (the click a closing popup
-/// took) is no pass: the run stops with STEP_NOT_VERIFIED and the click is not sent again.
+/// A write's `verify` that does not come true after its click (a click the app did not
+/// take) is no pass: the run stops with STEP_NOT_VERIFIED and the click is not sent again.
 #[test]
 fn a_write_whose_verify_never_holds_after_the_click_is_not_called_done() {
     let b = bench("main");

@@ -297,9 +297,7 @@ impl Runner<'_> {
             Check::Exists(t) => Ok(exists(self, t)?.is_some_and(|l| proves(t, &l))),
             // Absence is seen twice, a fresh frame apart: one look can fall on a screen in
             // between (a popup closing, a dialog repainting after a click that did not take),
-            // and a check that passed there would call a write done that never happened (a
-            // Qt file dialog's Save, its first click spent closing the completer, passed
-            // `not_exists` on the dialog's field while the dialog stayed open).
+            // and a check that passed there would call a write done that never happened.
             Check::NotExists(t) => {
                 if exists(self, t)?.is_some() {
                     return Ok(false);

@@ -922,7 +922,7 @@ impl Runner<'_> {
         }
         // The step's `verify` tells that it took effect: it must come true after the input,
         // or the run would call done a write that never happened (a Qt file dialog's Save
-        // whose click a closing completer took: exit 0, no file).
+        // whose click did not take: exit 0, the dialog still open, no file).
         if let Some(v) = &step.verify {
             self.wait_checks(lf, std::slice::from_ref(v), vars, timeout, ErrorCode::StepNotVerified)
                 .map_err(|f| {
