@@ -21,6 +21,7 @@ cd "$ROOT"
 # The peers: virtual environments, and what the pip OpenCV wheel links (libGL, GLib).
 DEBIAN_PACKAGES+=(python3-venv libgl1 libglib2.0-0)
 ensure_packages
+ensure_ppocr
 
 tools="mend,mend-zh,classic,openadapt"
 criterion=1

@@ -90,6 +90,7 @@ step "installing what the demo needs: Debian packages, the UI's npm packages" \
     "check that apt and the npm registry are reachable (run as root or with sudo), then run the demo again"
 ensure_packages
 ensure_ui_deps
+ensure_ppocr
 
 if [[ "$PROFILE" == release ]]; then
     MEND="$CARGO_TARGET_DIR/release/mend"

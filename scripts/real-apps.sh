@@ -15,6 +15,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 ensure_packages
+ensure_ppocr
 
 say "building mend and the real-app desktop test"
 cargo build -p mend-cli --quiet

@@ -9,6 +9,7 @@ started=$SECONDS
 
 ensure_packages
 ensure_ui_deps
+ensure_ppocr
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
 
 say "ui: unit tests and build (the studio embeds ui/dist)"

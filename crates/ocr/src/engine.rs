@@ -1,4 +1,5 @@
 use crate::delta::{self, Page};
+use crate::ppocr::PpOcr;
 use crate::{join_lines, parse_tsv_with, prepare, prepare_glyphs, Line, Word};
 use image::RgbaImage;
 use mend_model::{ErrorCode, MendError, Rect};
@@ -41,6 +42,34 @@ pub struct GlyphRead {
     pub text_h: i32,
 }
 
+/// Which recogniser reads: `MEND_OCR=tesseract|ppocr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reader {
+    Tesseract,
+    PpOcr,
+}
+
+impl Reader {
+    /// `MEND_OCR`, else the default ([`Reader::Tesseract`]).
+    pub fn from_env() -> Result<Reader, MendError> {
+        match std::env::var("MEND_OCR").ok().as_deref().map(str::trim) {
+            None | Some("") | Some("tesseract") => Ok(Reader::Tesseract),
+            Some("ppocr") => Ok(Reader::PpOcr),
+            Some(other) => Err(MendError::new(
+                ErrorCode::InvalidArgument,
+                format!("MEND_OCR={other}: say tesseract or ppocr"),
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reader::Tesseract => "tesseract",
+            Reader::PpOcr => "ppocr",
+        }
+    }
+}
+
 const CACHE_CAP: usize = 512;
 /// Pages kept for reading only what changed: a window at two upscales and a popup or two.
 const PAGES: usize = 4;
@@ -48,7 +77,9 @@ const PAGES: usize = 4;
 /// One warm Tesseract engine plus a bounded cache keyed by the exact pixels read.
 pub struct OcrEngine {
     langs: String,
+    reader: Reader,
     tess: Option<Tesseract>,
+    pp: Option<PpOcr>,
     cache: HashMap<u64, Vec<Word>>,
     order: VecDeque<u64>,
     pages: VecDeque<Page>,
@@ -62,12 +93,23 @@ fn ocr_err(msg: impl Into<String>) -> MendError {
 }
 
 impl OcrEngine {
-    /// `langs` as Tesseract spells them: `"chi_sim+eng"`.
+    /// `langs` as Tesseract spells them: `"chi_sim+eng"`; the reader from `MEND_OCR`.
     pub fn new(langs: &str) -> Result<Self, MendError> {
+        Self::with_reader(langs, Reader::from_env()?)
+    }
+
+    /// An engine reading with `reader` (PP-OCR reads Chinese and English in one model:
+    /// `langs` is Tesseract's, still used for its glyph reads).
+    pub fn with_reader(langs: &str, reader: Reader) -> Result<Self, MendError> {
         quiet_leptonica();
         let mut e = OcrEngine {
             langs: langs.to_string(),
+            reader,
             tess: None,
+            pp: match reader {
+                Reader::PpOcr => Some(PpOcr::from_env()?),
+                Reader::Tesseract => None,
+            },
             cache: HashMap::new(),
             order: VecDeque::new(),
             pages: VecDeque::new(),
@@ -93,6 +135,10 @@ impl OcrEngine {
 
     pub fn langs(&self) -> &str {
         &self.langs
+    }
+
+    pub fn reader(&self) -> Reader {
+        self.reader
     }
 
     /// (cache hits, cache misses) since start.
@@ -122,7 +168,11 @@ impl OcrEngine {
         let Some(r) = region.clamp_to(&bounds) else {
             return Ok(Vec::new());
         };
-        let key = crop_key(img, r, (r.w, r.h, opts.scale, opts.psm, &self.langs));
+        let key = crop_key(
+            img,
+            r,
+            (r.w, r.h, opts.scale, opts.psm, &self.langs, self.reader),
+        );
         let words = if let Some(ws) = self.cache.get(&key) {
             self.hits += 1;
             ws.clone()
@@ -156,6 +206,9 @@ impl OcrEngine {
         g: GlyphRead,
         accept: impl Fn(&str) -> bool,
     ) -> Result<Vec<Word>, MendError> {
+        if self.pp.is_some() {
+            return self.read_glyphs_pp(img, g, accept);
+        }
         let base = ((30.0 / g.text_h.max(1) as f64).round() as u32).clamp(3, 6);
         let text = |ws: &[Word]| {
             ws.iter()
@@ -181,6 +234,59 @@ impl OcrEngine {
             .unwrap_or_default())
     }
 
+    /// PP-OCR's recogniser on the glyphs' ink with a margin of its ground: one read (it
+    /// sizes its input itself), kept when `accept` takes it.
+    fn read_glyphs_pp(
+        &mut self,
+        img: &RgbaImage,
+        g: GlyphRead,
+        accept: impl Fn(&str) -> bool,
+    ) -> Result<Vec<Word>, MendError> {
+        let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+        let Some(r) = g.ink.clamp_to(&bounds) else {
+            return Ok(Vec::new());
+        };
+        let pad = g.text_h.max(4) / 2;
+        let key = crop_key(img, r, ("pp-glyphs", r.w, r.h, g.bg, pad));
+        let words = if let Some(ws) = self.cache.get(&key) {
+            self.hits += 1;
+            ws.clone()
+        } else {
+            self.misses += 1;
+            // The ink on a clean margin of its ground (a frame's edge beside it is no glyph).
+            let (w, h) = (r.w + 2 * pad, r.h + 2 * pad);
+            let mut line = image::RgbImage::from_pixel(w as u32, h as u32, image::Rgb([g.bg; 3]));
+            for y in 0..r.h {
+                for x in 0..r.w {
+                    let p = img.get_pixel((r.x + x) as u32, (r.y + y) as u32).0;
+                    line.put_pixel(
+                        (x + pad) as u32,
+                        (y + pad) as u32,
+                        image::Rgb([p[0], p[1], p[2]]),
+                    );
+                }
+            }
+            let pp = self.pp.as_mut().expect("checked by the caller");
+            let (glyphs, _) = pp.recognize(&line, crate::ppocr::GLYPH_MIN_W)?;
+            let text: String = glyphs.iter().map(|g| g.text.as_str()).collect::<String>();
+            let text = text.trim().to_string();
+            let ws = if text.is_empty() {
+                Vec::new()
+            } else {
+                let prob = glyphs.iter().map(|g| g.prob).fold(1.0, f32::min);
+                vec![Word {
+                    text,
+                    rect: r,
+                    conf: prob * 100.0,
+                    line_key: (0, 0, 0),
+                }]
+            };
+            self.remember(key, ws.clone());
+            ws
+        };
+        Ok(words.into_iter().filter(|w| accept(&w.text)).collect())
+    }
+
     fn read_glyphs_at(
         &mut self,
         img: &RgbaImage,
@@ -196,7 +302,17 @@ impl OcrEngine {
         let key = crop_key(
             img,
             r,
-            ("glyphs", r.w, r.h, g.bg, scale, pad, psm, &self.langs),
+            (
+                "glyphs",
+                r.w,
+                r.h,
+                g.bg,
+                scale,
+                pad,
+                psm,
+                &self.langs,
+                self.reader,
+            ),
         );
         let words = if let Some(ws) = self.cache.get(&key) {
             self.hits += 1;
@@ -295,6 +411,18 @@ impl OcrEngine {
         r: Rect,
         opts: OcrOptions,
     ) -> Result<Vec<Word>, MendError> {
+        if let Some(pp) = self.pp.as_mut() {
+            // PP-OCR reads the pixels as they are; the cached form is upscaled like Tesseract's.
+            let s = opts.scale.max(1) as f64;
+            return Ok(pp
+                .read(img, r)?
+                .into_iter()
+                .map(|mut w| {
+                    w.rect = w.rect.scale(s);
+                    w
+                })
+                .collect());
+        }
         match prepare(img, r, opts.scale) {
             Some((prepared, _)) => self.recognize_with(&prepared, opts, false),
             None => Ok(Vec::new()),

@@ -16,10 +16,12 @@
 mod delta;
 mod engine;
 mod lines;
+mod ppocr;
 mod prep;
 mod tsv;
 
-pub use engine::{GlyphRead, OcrEngine, OcrOptions};
+pub use engine::{GlyphRead, OcrEngine, OcrOptions, Reader};
 pub use lines::{is_ideograph, join_lines, Line};
+pub use ppocr::PpOcr;
 pub use prep::{is_dark, normalize_polarity, prepare, prepare_glyphs, restore_inverted_cells};
 pub use tsv::{parse_tsv, parse_tsv_with, Word};
