@@ -188,7 +188,16 @@ fn run_flow(a: RunArgs, record: bool) -> Result<ExitCode, MendError> {
     let mut opts = Options::new(a.db.dir().join("runs"));
     opts.budget = a.budget;
     opts.record = record;
-    eprintln!("running {} ({} steps)", lf.flow.name, lf.flow.steps.len());
+    let mode = mend_ocr::OcrMode::from_env()?;
+    eprintln!(
+        "running {} ({} steps), read by {}",
+        lf.flow.name,
+        lf.flow.steps.len(),
+        match mode {
+            mend_ocr::OcrMode::Both => "PP-OCR with Tesseract as witness".to_string(),
+            m => m.as_str().to_string(),
+        }
+    );
     let s = with_runner(&a.lang, &lf, &store, &mut on, opts, |runner| {
         let mut s = runner.start(&lf, vars, rows, &a.lang)?;
         while a.attended && s.status == "paused" {

@@ -175,3 +175,29 @@ fn corpus_case() {
     }
     completed_or_refused(&o);
 }
+
+/// `case` with every screen read by PP-OCR (`MEND_OCR=ppocr`), set for the `mend` it starts.
+fn case_read_by_ppocr(app: &str, look: &str, task: &str) -> Outcome {
+    mend_testkit::ensure_ppocr().expect("PP-OCR (scripts/ppocr.sh)");
+    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
+    unsafe { std::env::set_var("MEND_OCR", "ppocr") };
+    case(app, look, task)
+}
+
+/// PP-OCR reads an English Qt 5 menu whose items carry icons beside their captions (File ▸
+/// Save copy...), then Qt's file dialog. Completes; judged by the copy written.
+#[test]
+fn qpdfview_save_copy_read_by_ppocr() {
+    let o = case_read_by_ppocr("qpdfview", "default", "save_copy");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// PP-OCR reads a Chinese GTK 3 UI (文件 ▸ 另存为(A)…, 名称(N):, 保存(S)) for the flow written
+/// on the English one. Completes; judged by the file.
+#[test]
+fn mousepad_zh_save_as_read_by_ppocr() {
+    let o = case_read_by_ppocr("mousepad", "zh", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}

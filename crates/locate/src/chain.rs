@@ -5,7 +5,7 @@ use crate::SeenLabel;
 use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
-use mend_ocr::{is_ideograph, OcrEngine};
+use mend_ocr::{is_ideograph, OcrEngine, OcrMode};
 use mend_vision::{
     centred_ink, confirm_short, crop, filled_bar, find_template, glyph_stands_out, ink_of,
     pixel_diff, template_places, ControlBox, Verdict, SCALES,
@@ -68,16 +68,61 @@ pub struct Locator {
     cache: SceneCache,
     /// Readings of the target's text that its ink refuted (one locate's), for the refusal.
     refuted: Vec<String>,
+    /// The second reader (`MEND_OCR=both`) with its own readings of the screens.
+    second: Option<(OcrEngine, SceneCache)>,
+    /// The meaning rung is asked by the first reader's pass only (a model's answer costs
+    /// seconds, and the second reader's pass is about spelling).
+    no_meaning: bool,
+}
+
+/// What the second reader said about a place the first read as the target.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Witness {
+    /// It reads the target's caption there too (or nothing to go on: a blank, a misreading).
+    Agrees,
+    /// It reads there the caption of another control on the screen.
+    Conflicts { reading: String, other: String },
+}
+
+/// A reading of a place by the other reader: does it contradict the target? It does only when
+/// it is another control's caption — the same text as a label read elsewhere on the screen
+/// (not overlapping `at`) — and fits no part of the target's own caption: a misreading with
+/// no such twin (`Eile` for `File`, an icon read as a mark) is no evidence of another control.
+pub fn witness(target: &str, reading: &str, at: Rect, labels: &[SeenLabel]) -> Witness {
+    if normalize(reading).is_empty() || label_match(target, reading).is_some() {
+        return Witness::Agrees;
+    }
+    match labels.iter().find(|l| {
+        l.line.intersect(&at).is_none()
+            && label_match(reading, &l.text) == Some(1.0)
+            && label_match(target, &l.text).is_none()
+    }) {
+        Some(l) => Witness::Conflicts {
+            reading: reading.to_string(),
+            other: l.text.clone(),
+        },
+        None => Witness::Agrees,
+    }
 }
 
 impl Locator {
+    /// Readers from `MEND_OCR` (see [`OcrMode`]).
     pub fn new(langs: &str) -> Result<Self, MendError> {
+        Self::with_mode(langs, OcrMode::from_env()?)
+    }
+
+    pub fn with_mode(langs: &str, mode: OcrMode) -> Result<Self, MendError> {
         Ok(Locator {
-            ocr: OcrEngine::new(langs)?,
+            ocr: OcrEngine::with_reader(langs, mode.primary())?,
             semantic: Box::new(OfflineMatcher),
             flow_names: Vec::new(),
             cache: SceneCache::default(),
             refuted: Vec::new(),
+            second: match mode.second() {
+                Some(r) => Some((OcrEngine::with_reader(langs, r)?, SceneCache::default())),
+                None => None,
+            },
+            no_meaning: false,
         })
     }
 
@@ -85,6 +130,10 @@ impl Locator {
     pub fn clear_caches(&mut self) {
         self.ocr.clear_cache();
         self.cache = SceneCache::default();
+        if let Some((ocr, cache)) = self.second.as_mut() {
+            ocr.clear_cache();
+            *cache = SceneCache::default();
+        }
     }
 
     /// What `mend record` keeps of a located control as its crop (frame pixels): a button's
@@ -143,8 +192,97 @@ impl Locator {
         let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
         self.refuted.clear();
         let r = self.locate_in(&mut scene, target, recorded);
+        let r = match (&target.text, self.second.is_some()) {
+            (Some(text), true) => self.second_witness(&mut scene, target, text, recorded, r),
+            _ => r,
+        };
         self.cache = scene.into_cache();
         r
+    }
+
+    /// Two readers, one verdict (`MEND_OCR=both`). A place the first reader found by its
+    /// reading is read by the second: where that reads another control's caption, the target
+    /// is refused (`LOCATOR_AMBIGUOUS`: which of the two it is, a person decides). A target
+    /// the first reader did not find is looked for in the second's reading, and a place found
+    /// so is taken only where the first's reading there is not another control's caption.
+    /// When neither finds it, the first reader's refusal stands.
+    fn second_witness(
+        &mut self,
+        scene: &mut Scene,
+        target: &Target,
+        text: &str,
+        recorded: &Recorded,
+        first: Result<Located, Refusal>,
+    ) -> Result<Located, Refusal> {
+        let frame = scene.frame;
+        let ocr_err = |e: MendError| Refusal {
+            error: e,
+            candidates: vec![],
+        };
+        let (found, reading, by) = match first {
+            // A one-glyph caption read by the first reader was confirmed by its shape (the
+            // glyph drawn in the machine's fonts fits its ink better than any other): a
+            // stronger witness than a second reading of one glyph, which Tesseract gets
+            // wrong at one scale in three (xcalc's 8 read as 3, and a 3 key elsewhere).
+            Ok(l) if l.strategy == Strategy::FuzzyOcr && lone_glyph(text).is_some() => {
+                return Ok(l)
+            }
+            Ok(l) if l.strategy == Strategy::FuzzyOcr => {
+                let (ocr, cache) = self.second.as_mut().expect("checked by the caller");
+                let by = ocr.reader().as_str();
+                let mut other = Scene::resume(frame, std::mem::take(cache));
+                let read = other.labels_in(ocr, l.rect.inflate(2), line_ocr(l.rect.h));
+                *cache = other.into_cache();
+                let reading = read
+                    .map_err(ocr_err)?
+                    .iter()
+                    .map(|s| s.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (l, reading, by)
+            }
+            Err(r) if r.error.code == ErrorCode::LocatorNotFound => {
+                let (mut ocr, cache) = self.second.take().expect("checked by the caller");
+                std::mem::swap(&mut self.ocr, &mut ocr);
+                let mut other = Scene::resume(frame, cache);
+                self.no_meaning = true;
+                let found = self.locate_in(&mut other, target, recorded);
+                self.no_meaning = false;
+                std::mem::swap(&mut self.ocr, &mut ocr);
+                self.second = Some((ocr, other.into_cache()));
+                let l = match found {
+                    Ok(l) if l.strategy == Strategy::FuzzyOcr => l,
+                    _ => return Err(r),
+                };
+                // The first reader's own reading of that place.
+                let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+                let reading = labels
+                    .iter()
+                    .filter(|s| s.line.intersect(&l.rect).is_some())
+                    .map(|s| s.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (l, reading, self.ocr.reader().as_str())
+            }
+            other => return other,
+        };
+        let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+        match witness(text, &reading, found.rect, &labels) {
+            Witness::Agrees => Ok(found),
+            Witness::Conflicts { reading, other } => Err(Refusal::new(
+                ErrorCode::LocatorAmbiguous,
+                format!(
+                    "the two readers disagree on '{text}' at {},{}: {by} reads '{reading}' there, the caption of another control ('{other}'). Nothing was clicked: check the screen, then pick the control",
+                    found.rect.x, found.rect.y
+                ),
+                vec![Candidate {
+                    rect: found.rect,
+                    text: reading,
+                    role: target.role,
+                    score: 0.0,
+                }],
+            )),
+        }
     }
 
     fn locate_in(
@@ -452,6 +590,9 @@ impl Locator {
         text: &str,
         labels: &[SeenLabel],
     ) -> Result<Option<Candidate>, Refusal> {
+        if self.no_meaning {
+            return Ok(None);
+        }
         let others: Vec<&String> = self
             .flow_names
             .iter()
@@ -1178,6 +1319,40 @@ fn decide(cands: Vec<Candidate>, rec: Option<Rect>) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn seen(text: &str, x: i32) -> SeenLabel {
+        SeenLabel {
+            text: text.into(),
+            line: Rect::new(x, 10, 40, 14),
+            control: None,
+            conf: 90.0,
+        }
+    }
+
+    /// One reader reads `Save` at a button, the other `Open`; an `Open` button stands
+    /// elsewhere: which of the two that place is, no reading can tell — refused.
+    #[test]
+    fn readers_that_disagree_on_a_caption_that_is_another_controls_are_a_refusal() {
+        let labels = [seen("Save", 10), seen("Open", 100), seen("Cancel", 200)];
+        let at = Rect::new(10, 10, 40, 14);
+        assert_eq!(
+            witness("Save", "Open", at, &labels),
+            Witness::Conflicts {
+                reading: "Open".into(),
+                other: "Open".into()
+            }
+        );
+        // The same reading where no other control is captioned so: a misreading, no conflict.
+        let alone = [seen("Save", 10), seen("Cancel", 200)];
+        assert_eq!(witness("Save", "Open", at, &alone), Witness::Agrees);
+        // A near spelling of the target, or nothing read: agreement.
+        assert_eq!(witness("File", "Eile", at, &labels), Witness::Agrees);
+        assert_eq!(witness("Save", "", at, &labels), Witness::Agrees);
+        assert_eq!(witness("Save", "Save", at, &labels), Witness::Agrees);
+        // The other reading's twin at the same place is no other control.
+        let same_place = [seen("Save", 10), seen("Open", 12)];
+        assert_eq!(witness("Save", "Open", at, &same_place), Witness::Agrees);
+    }
 
     fn c(x: i32, score: f64) -> Candidate {
         Candidate {

@@ -42,7 +42,7 @@ pub struct GlyphRead {
     pub text_h: i32,
 }
 
-/// Which recogniser reads: `MEND_OCR=tesseract|ppocr`.
+/// Which recogniser an engine reads with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reader {
     Tesseract,
@@ -50,22 +50,59 @@ pub enum Reader {
 }
 
 impl Reader {
-    /// `MEND_OCR`, else the default ([`Reader::Tesseract`]).
-    pub fn from_env() -> Result<Reader, MendError> {
-        match std::env::var("MEND_OCR").ok().as_deref().map(str::trim) {
-            None | Some("") | Some("tesseract") => Ok(Reader::Tesseract),
-            Some("ppocr") => Ok(Reader::PpOcr),
-            Some(other) => Err(MendError::new(
-                ErrorCode::InvalidArgument,
-                format!("MEND_OCR={other}: say tesseract or ppocr"),
-            )),
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Reader::Tesseract => "tesseract",
             Reader::PpOcr => "ppocr",
+        }
+    }
+}
+
+/// Which recognisers read a run's screens: `MEND_OCR=tesseract|ppocr|both`. With `both`,
+/// PP-OCR reads first and Tesseract is a second witness (the locator's rule: a caption the
+/// two read differently, where the other reading is another control's caption, is refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OcrMode {
+    Tesseract,
+    PpOcr,
+    Both,
+}
+
+impl OcrMode {
+    /// `MEND_OCR`, else [`OcrMode::DEFAULT`].
+    pub fn from_env() -> Result<OcrMode, MendError> {
+        match std::env::var("MEND_OCR").ok().as_deref().map(str::trim) {
+            None | Some("") => Ok(OcrMode::DEFAULT),
+            Some("tesseract") => Ok(OcrMode::Tesseract),
+            Some("ppocr") => Ok(OcrMode::PpOcr),
+            Some("both") => Ok(OcrMode::Both),
+            Some(other) => Err(MendError::new(
+                ErrorCode::InvalidArgument,
+                format!("MEND_OCR={other}: say tesseract, ppocr or both"),
+            )),
+        }
+    }
+
+    pub const DEFAULT: OcrMode = OcrMode::Tesseract;
+
+    /// The reader whose reading the chain runs on.
+    pub fn primary(self) -> Reader {
+        match self {
+            OcrMode::Tesseract => Reader::Tesseract,
+            OcrMode::PpOcr | OcrMode::Both => Reader::PpOcr,
+        }
+    }
+
+    /// The second witness, with `both`.
+    pub fn second(self) -> Option<Reader> {
+        (self == OcrMode::Both).then_some(Reader::Tesseract)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OcrMode::Tesseract => "tesseract",
+            OcrMode::PpOcr => "ppocr",
+            OcrMode::Both => "both",
         }
     }
 }
@@ -93,9 +130,9 @@ fn ocr_err(msg: impl Into<String>) -> MendError {
 }
 
 impl OcrEngine {
-    /// `langs` as Tesseract spells them: `"chi_sim+eng"`; the reader from `MEND_OCR`.
+    /// `langs` as Tesseract spells them: `"chi_sim+eng"`; the reader is `MEND_OCR`'s first.
     pub fn new(langs: &str) -> Result<Self, MendError> {
-        Self::with_reader(langs, Reader::from_env()?)
+        Self::with_reader(langs, OcrMode::from_env()?.primary())
     }
 
     /// An engine reading with `reader` (PP-OCR reads Chinese and English in one model:

@@ -20,7 +20,7 @@ mod ppocr;
 mod prep;
 mod tsv;
 
-pub use engine::{GlyphRead, OcrEngine, OcrOptions, Reader};
+pub use engine::{GlyphRead, OcrEngine, OcrMode, OcrOptions, Reader};
 pub use lines::{is_ideograph, join_lines, Line};
 pub use ppocr::PpOcr;
 pub use prep::{is_dark, normalize_polarity, prepare, prepare_glyphs, restore_inverted_cells};

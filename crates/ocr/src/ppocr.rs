@@ -373,9 +373,15 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
         return Vec::new();
     }
     let step_w = line.w as f64 / steps as f64;
+    // Ink is looked for in the blob's rows (a pixel more each way): the grown box reaches
+    // into what lies above and below (a menu bar's edge, a separator) that would join words.
+    let band = b.core.inflate(1).clamp_to(&line).unwrap_or(line);
+    let ink = InkProfile::of(img, line, band);
+    let centre = |step: usize| line.x as f64 + (step as f64 + 0.5) * step_w;
+    let glyphs = without_frame_ends(glyphs, &ink, &centre);
     let mut groups: Vec<Vec<&Glyph>> = Vec::new();
     let mut cur: Vec<&Glyph> = Vec::new();
-    for g in glyphs {
+    for g in &glyphs {
         if g.prob < MIN_CHAR_PROB || g.text.trim().is_empty() {
             if !cur.is_empty() {
                 groups.push(std::mem::take(&mut cur));
@@ -395,11 +401,6 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
     if !cur.is_empty() {
         groups.push(cur);
     }
-    // Ink is looked for in the blob's rows (a pixel more each way): the grown box reaches
-    // into what lies above and below (a menu bar's edge, a separator) that would join words.
-    let band = b.core.inflate(1).clamp_to(&line).unwrap_or(line);
-    let ink = InkProfile::of(img, line, band);
-    let centre = |step: usize| line.x as f64 + (step as f64 + 0.5) * step_w;
     // A word reaches halfway to its neighbours' characters, and at most three steps past
     // its own first and last (an icon at the line's start is no part of its first word).
     let reach = 3.0 * step_w;
@@ -417,7 +418,22 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
             }
             let x0 = (x0.floor() as i32).max(line.x);
             let x1 = (x1.ceil() as i32).min(line.right());
-            let (x0, x1) = ink.columns(x0, x1)?;
+            // The word's ink: from its first character's place leftwards and its last's
+            // rightwards while ink follows within a letter gap; an icon a few pixels off
+            // (a button's floppy disk left of "Save") was read as no character and stays out.
+            let ideo = gs.iter().any(|g| g.text.chars().any(crate::is_ideograph));
+            let gap = if ideo {
+                (band.h / 2).max(3)
+            } else {
+                (band.h / 5).max(2)
+            };
+            let (x0, x1) = ink.run(
+                centre(first).round() as i32,
+                centre(last).round() as i32,
+                x0,
+                x1,
+                gap,
+            )?;
             let (y0, y1) = ink.rows(x0, x1).unwrap_or((line.y, line.bottom()));
             let text: String = gs.iter().map(|g| g.text.as_str()).collect();
             let prob = gs.iter().map(|g| g.prob).sum::<f32>() / gs.len() as f32;
@@ -428,6 +444,81 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
                 line_key: (0, 0, 0),
             })
         })
+        .collect()
+}
+
+/// A rounded frame's ends read as brackets: an Athena button's oval reads "(Load)", a row of
+/// them "(Save)(Don't Save)(Cancel)". Each bracket pair whose two brackets' ink is far taller
+/// than the text between them (the frame spans the button; a bracket in text spans about the
+/// text's own height) or far shorter (a piece of the frame a crop cut), or which lines above
+/// and below the text join (an outline), is dropped; everything else is kept as read.
+fn without_frame_ends(
+    glyphs: &[Glyph],
+    ink: &InkProfile,
+    centre: &dyn Fn(usize) -> f64,
+) -> Vec<Glyph> {
+    let closing = |open: &str| match open {
+        "(" => Some(")"),
+        "[" => Some("]"),
+        "{" => Some("}"),
+        "<" => Some(">"),
+        "（" => Some("）"),
+        _ => None,
+    };
+    let run = |g: &Glyph| {
+        let c = centre(g.step).round() as i32;
+        ink.run(c, c, ink.line.x, ink.line.right(), 1)
+    };
+    let rows = |g: &Glyph| run(g).and_then(|(a, b)| ink.rows(a, b));
+    let mut drop: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < glyphs.len() {
+        let Some(close) = closing(&glyphs[i].text) else {
+            i += 1;
+            continue;
+        };
+        let Some(j) = (i + 1..glyphs.len()).find(|&j| glyphs[j].text == close) else {
+            break;
+        };
+        let inner: Vec<(i32, i32)> = glyphs[i + 1..j]
+            .iter()
+            .filter(|g| !g.text.trim().is_empty())
+            .filter_map(rows)
+            .collect();
+        let (Some(top), Some(bottom)) = (
+            inner.iter().map(|r| r.0).min(),
+            inner.iter().map(|r| r.1).max(),
+        ) else {
+            i = j + 1;
+            continue;
+        };
+        let text_h = inner.iter().map(|r| r.1 - r.0).max().unwrap_or(0);
+        let tall = |g: &Glyph| rows(g).is_some_and(|(a, b)| (b - a) * 20 >= text_h * 27);
+        // A bracket of text is never shorter than the letters it encloses: ink of half their
+        // height at most (or none) where it was read is a piece of a frame cut by the crop.
+        let stub = |g: &Glyph| rows(g).is_none_or(|(a, b)| (b - a) * 2 <= text_h);
+        // Or the two are joined by lines above and below the text: an outline round it.
+        let outlined = || {
+            let (Some((a, _)), Some((_, b))) = (run(&glyphs[i]), run(&glyphs[j])) else {
+                return false;
+            };
+            let (x0, x1) = (a + (b - a) / 8, b - (b - a) / 8);
+            let covered = |y: i32| {
+                (x0..x1).filter(|&x| ink.is_ink(x, y)).count() as i32 * 10 >= (x1 - x0) * 8
+            };
+            x1 > x0 && (ink.line.y..top).any(covered) && (bottom..ink.line.bottom()).any(covered)
+        };
+        let (o, c) = (&glyphs[i], &glyphs[j]);
+        if (tall(o) && tall(c)) || (stub(o) && stub(c)) || outlined() {
+            drop.extend([i, j]);
+        }
+        i = j + 1;
+    }
+    glyphs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !drop.contains(k))
+        .map(|(_, g)| g.clone())
         .collect()
 }
 
@@ -475,6 +566,40 @@ impl<'a> InkProfile<'a> {
         let a = (x0..x1).find(|&x| self.column_has_ink(x))?;
         let b = (x0..x1).rev().find(|&x| self.column_has_ink(x))?;
         Some((a, b + 1))
+    }
+
+    /// The ink around columns `from`..=`to` within [lo, hi): the ink column nearest `from`
+    /// (and `to`), then outwards while the next ink column is at most `gap` columns on.
+    fn run(&self, from: i32, to: i32, lo: i32, hi: i32, gap: i32) -> Option<(i32, i32)> {
+        let (a, b) = self.columns(lo, hi)?;
+        let nearest = |c: i32| {
+            (a..b)
+                .filter(|&x| self.column_has_ink(x))
+                .min_by_key(|&x| (x - c).abs())
+        };
+        let (mut x0, mut x1) = (nearest(from)?, nearest(to)?);
+        if x1 < x0 {
+            std::mem::swap(&mut x0, &mut x1);
+        }
+        'left: loop {
+            for d in 1..=gap + 1 {
+                if x0 - d >= a && self.column_has_ink(x0 - d) {
+                    x0 -= d;
+                    continue 'left;
+                }
+            }
+            break;
+        }
+        'right: loop {
+            for d in 1..=gap + 1 {
+                if x1 + d < b && self.column_has_ink(x1 + d) {
+                    x1 += d;
+                    continue 'right;
+                }
+            }
+            break;
+        }
+        Some((x0, x1 + 1))
     }
 
     /// The ink rows over columns [x0, x1): the band's rows with ink, grown up and down through
@@ -536,6 +661,67 @@ mod tests {
         assert_eq!(b.grown, Rect::new(2, 5, 17, 11));
     }
 
+    fn glyph(t: &str, step: usize) -> Glyph {
+        Glyph {
+            text: t.into(),
+            prob: 0.95,
+            step,
+        }
+    }
+
+    /// An Athena button's oval frame read as "(Ld)": brackets far taller than the text, or
+    /// slivers far shorter, are the frame and go; brackets of the text's own height stay.
+    #[test]
+    fn a_rounded_frame_read_as_brackets_is_no_part_of_the_caption() {
+        let black = image::Rgb([0, 0, 0]);
+        let mut img = RgbImage::from_pixel(100, 30, image::Rgb([255, 255, 255]));
+        for y in 1..29 {
+            for x in (2..4).chain(50..52) {
+                img.put_pixel(x, y, black);
+            }
+        }
+        for y in 10..20 {
+            for x in (10..20).chain(30..40) {
+                img.put_pixel(x, y, black);
+            }
+        }
+        let b = TextBox {
+            grown: Rect::new(0, 0, 100, 30),
+            core: Rect::new(10, 10, 30, 10),
+            score: 0.9,
+        };
+        // 50 steps over 100 px: step s is centred at 2s + 1.
+        let read = [glyph("(", 1), glyph("L", 7), glyph("d", 17), glyph(")", 25)];
+        let words = words_of(&read, 50, &b, &img);
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, vec!["Ld"]);
+        // The same brackets only as tall as the text: a caption in brackets, kept.
+        let mut img = RgbImage::from_pixel(100, 30, image::Rgb([255, 255, 255]));
+        for y in 10..20 {
+            for x in (2..4).chain(10..20).chain(30..40).chain(50..52) {
+                img.put_pixel(x, y, black);
+            }
+        }
+        let words = words_of(&read, 50, &b, &img);
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, vec!["(Ld)"]);
+        // Brackets read where only a sliver of a frame the crop cut shows: dropped too.
+        let mut img = RgbImage::from_pixel(100, 30, image::Rgb([255, 255, 255]));
+        for y in 10..20 {
+            for x in (10..20).chain(30..40) {
+                img.put_pixel(x, y, black);
+            }
+        }
+        for y in 18..20 {
+            for x in (2..4).chain(50..52) {
+                img.put_pixel(x, y, black);
+            }
+        }
+        let words = words_of(&read, 50, &b, &img);
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, vec!["Ld"]);
+    }
+
     #[test]
     fn ctc_merges_repeats_and_drops_blanks() {
         // Classes: 0 blank, 1 'a', 2 'b'. Steps: a a _ a b b _
@@ -553,11 +739,12 @@ mod tests {
     }
 
     #[test]
-    fn a_line_becomes_words_boxed_to_their_ink_and_ideographs_one_each() {
-        // A 100×20 white line with black ink at columns 10..30 and 60..70 and 80..90.
+    fn a_line_becomes_words_boxed_to_their_ink_and_ideographs_one_each_icons_left_out() {
+        // A 100×20 white line with black ink at columns 10..30 and 60..70 and 80..90, and an
+        // icon at 2..7 that nothing was read in.
         let mut img = RgbImage::from_pixel(100, 20, image::Rgb([255, 255, 255]));
         for y in 5..15 {
-            for x in (10..30).chain(60..70).chain(80..90) {
+            for x in (2..7).chain(10..30).chain(60..70).chain(80..90) {
                 img.put_pixel(x, y, image::Rgb([0, 0, 0]));
             }
         }

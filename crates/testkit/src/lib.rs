@@ -25,6 +25,43 @@ pub fn repo_root() -> PathBuf {
         .expect("repo root")
 }
 
+/// Make PP-OCR available to this process and the `mend` it starts: `MEND_ORT_DYLIB` and
+/// `MEND_PPOCR_DIR` as the test command exports them, else from `scripts/ppocr.sh`'s
+/// `ensure_ppocr` (PyPI wheels into ~/.cache/mend/ppocr; at once when already there).
+pub fn ensure_ppocr() -> anyhow::Result<()> {
+    use anyhow::Context;
+    if std::env::var_os("MEND_ORT_DYLIB").is_some() && std::env::var_os("MEND_PPOCR_DIR").is_some()
+    {
+        return Ok(());
+    }
+    let script = repo_root().join("scripts/ppocr.sh");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source '{}' && ensure_ppocr >&2 && printf '%s\\n%s\\n' \"$MEND_ORT_DYLIB\" \"$MEND_PPOCR_DIR\"",
+            script.display()
+        ))
+        .output()
+        .context("run scripts/ppocr.sh")?;
+    anyhow::ensure!(
+        out.status.success(),
+        "ensure_ppocr failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let (Some(dylib), Some(dir)) = (lines.next(), lines.next()) else {
+        anyhow::bail!("ensure_ppocr printed no paths");
+    };
+    // SAFETY: set before any thread of the test reads the environment (nextest runs each test
+    // in a process of its own).
+    unsafe {
+        std::env::set_var("MEND_ORT_DYLIB", dylib);
+        std::env::set_var("MEND_PPOCR_DIR", dir);
+    }
+    Ok(())
+}
+
 /// Poll `f` every 50 ms until it returns `Some` or `timeout` passes. Tests wait on conditions,
 /// never on fixed sleeps.
 pub fn wait_for<T>(timeout: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
