@@ -69,9 +69,22 @@ pub enum OcrMode {
 }
 
 impl OcrMode {
-    /// `MEND_OCR`, else [`OcrMode::DEFAULT`].
+    /// `MEND_OCR`, else [`OcrMode::DEFAULT`] (both: the real-app suite found 173/174 targets on
+    /// default looks and 154/155 on tweaked ones with both, 169 and 143 with Tesseract alone,
+    /// 0 wrong each; BENCHMARKS.md, "Two readers").
     pub fn from_env() -> Result<OcrMode, MendError> {
         match std::env::var("MEND_OCR").ok().as_deref().map(str::trim) {
+            // Unasked, a machine without PP-OCR installed reads with Tesseract alone — and
+            // says so once: asked for (`ppocr`, `both`), its absence is an error.
+            None | Some("") if !crate::ppocr::available() => {
+                static ONCE: std::sync::Once = std::sync::Once::new();
+                ONCE.call_once(|| {
+                    eprintln!(
+                        "note: PP-OCR is not installed, reading with Tesseract alone (install it: `source scripts/ppocr.sh && ensure_ppocr`)"
+                    )
+                });
+                Ok(OcrMode::Tesseract)
+            }
             None | Some("") => Ok(OcrMode::DEFAULT),
             Some("tesseract") => Ok(OcrMode::Tesseract),
             Some("ppocr") => Ok(OcrMode::PpOcr),
@@ -83,7 +96,7 @@ impl OcrMode {
         }
     }
 
-    pub const DEFAULT: OcrMode = OcrMode::Tesseract;
+    pub const DEFAULT: OcrMode = OcrMode::Both;
 
     /// The reader whose reading the chain runs on.
     pub fn primary(self) -> Reader {

