@@ -131,6 +131,12 @@ impl PpOcr {
                     .with_inter_threads(1)?
                     // Two cores shared with the app being driven: no spinning worker threads.
                     .with_config_entry("session.intra_op.allow_spinning", "0")?
+                    // Inputs change size with every region and line: no arena kept at its
+                    // largest, no memory plan per shape (RSS, issue 32's aim).
+                    .with_memory_pattern(false)?
+                    .with_execution_providers([ort::ep::CPU::default()
+                        .with_arena_allocator(false)
+                        .build()])?
                     .commit_from_file(&path)?)
             };
             build().map_err(|e| err(format!("load {}: {e}", path.display())))
