@@ -227,6 +227,10 @@ impl Locator {
             Ok(l) if l.strategy == Strategy::FuzzyOcr && lone_glyph(text).is_some() => {
                 return Ok(l)
             }
+            // A field is answered by the caption beside it; what lies in the field's own box is
+            // its value (a file name typed there), no reading of the target's caption. The
+            // witness reads captions only (a field's caption is the first reader's alone).
+            Ok(l) if target.role == Role::Field => return Ok(l),
             Ok(l) if l.strategy == Strategy::FuzzyOcr => {
                 let (ocr, cache) = self.second.as_mut().expect("checked by the caller");
                 let by = ocr.reader().as_str();
@@ -251,6 +255,10 @@ impl Locator {
                 std::mem::swap(&mut self.ocr, &mut ocr);
                 self.second = Some((ocr, other.into_cache()));
                 let l = match found {
+                    // A field: its box holds its value, not the caption the second read.
+                    Ok(l) if l.strategy == Strategy::FuzzyOcr && target.role == Role::Field => {
+                        return Ok(l)
+                    }
                     Ok(l) if l.strategy == Strategy::FuzzyOcr => l,
                     _ => return Err(r),
                 };

@@ -270,7 +270,7 @@ impl Runner<'_> {
                 // Two candidates: it exists, whichever it is (one read as the text itself
                 // speaks for both, below).
                 Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => {
-                    let wanted = t.text.as_deref().unwrap_or_default();
+                    let wanted = target.text.as_deref().unwrap_or_default();
                     let c = r
                         .candidates
                         .iter()
@@ -294,7 +294,11 @@ impl Runner<'_> {
             // click, but a check decides whether a side effect happened and takes none
             // (issue 35: `exists = { text = "60" }` passed where no cell held 60). Its absence
             // is still refused by any reading, as before.
-            Check::Exists(t) => Ok(exists(self, t)?.is_some_and(|l| proves(t, &l))),
+            // The text as the run means it (`${phone}` is the number typed, not its name).
+            Check::Exists(t) => {
+                let want = target_of(t, vars)?;
+                Ok(exists(self, t)?.is_some_and(|l| proves(want.text.as_deref(), &l)))
+            }
             // Absence is seen twice, a fresh frame apart: one look can fall on a screen in
             // between (a popup closing, a dialog repainting after a click that did not take),
             // and a check that passed there would call a write done that never happened.
@@ -448,8 +452,8 @@ impl Runner<'_> {
 /// its anchor, or read as the target's whole text (normalised: a mnemonic or a colon may
 /// differ, a letter may not); the semantic rung's answer is a reading of another wording and
 /// counts as the matcher vouched for it. A fuzzy reading short of the whole text does not.
-fn proves(t: &TargetSpec, l: &Located) -> bool {
-    match (l.strategy, t.text.as_deref()) {
+fn proves(text: Option<&str>, l: &Located) -> bool {
+    match (l.strategy, text) {
         (mend_model::Strategy::FuzzyOcr, Some(text)) => label_match(text, &l.text) == Some(1.0),
         _ => true,
     }
