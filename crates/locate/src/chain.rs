@@ -75,6 +75,28 @@ pub struct Locator {
     no_meaning: bool,
 }
 
+/// `reading` holds the target's whole caption and more words: a look-alike ("Save As…" for
+/// "Save"), never the target read less well.
+fn added_word(target: &str, reading: &str) -> bool {
+    let (t, r) = (normalize(target), normalize(reading));
+    !t.is_empty() && r.len() > t.len() && r.contains(&t) && crate::text::adds_a_word(&t, &r)
+}
+
+/// The reading of the place a reader found, by the reader that did not find it there: the
+/// target only if that reading is nothing, the target, or a near spelling of it. Where the
+/// first reader missed the target, its own reading of the place the second found is held to
+/// this stricter rule than [`witness`]: it read the place and did not see the target there.
+fn first_reading_allows(target: &str, reading: &str) -> bool {
+    let (t, r) = (normalize(target), normalize(reading));
+    r.is_empty()
+        || label_match(target, reading).is_some()
+        // One letter off in a word of four or more ("yiew" for "View"), no word added.
+        || (t.chars().count() >= 4
+            && crate::text::similarity(&t, &r) >= 0.75
+            && !added_word(target, reading)
+            && !added_word(reading, target))
+}
+
 /// What the second reader said about a place the first read as the target.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Witness {
@@ -91,6 +113,14 @@ pub enum Witness {
 pub fn witness(target: &str, reading: &str, at: Rect, labels: &[SeenLabel]) -> Witness {
     if normalize(reading).is_empty() || label_match(target, reading).is_some() {
         return Witness::Agrees;
+    }
+    // The target's caption with a word more ("Save As…" where "Save" was read): that word
+    // changes which control it is, whether or not another one is captioned so.
+    if added_word(target, reading) {
+        return Witness::Conflicts {
+            reading: reading.to_string(),
+            other: reading.to_string(),
+        };
     }
     match labels.iter().find(|l| {
         l.line.intersect(&at).is_none()
@@ -202,10 +232,11 @@ impl Locator {
 
     /// Two readers, one verdict (`MEND_OCR=both`). A place the first reader found by its
     /// reading is read by the second: where that reads another control's caption, the target
-    /// is refused (`LOCATOR_AMBIGUOUS`: which of the two it is, a person decides). A target
-    /// the first reader did not find is looked for in the second's reading, and a place found
-    /// so is taken only where the first's reading there is not another control's caption.
-    /// When neither finds it, the first reader's refusal stands.
+    /// is refused (`LOCATOR_AMBIGUOUS`: which of the two it is, a person decides), as is one
+    /// where it reads the target's caption with a word more. A target the first reader did not
+    /// find is looked for in the second's reading, and a place found so is taken only where
+    /// the first's own reading there is nothing, the target or a near spelling of it. When
+    /// neither finds it, the first reader's refusal stands.
     fn second_witness(
         &mut self,
         scene: &mut Scene,
@@ -270,7 +301,25 @@ impl Locator {
                     .map(|s| s.text.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");
-                (l, reading, self.ocr.reader().as_str())
+                if !first_reading_allows(text, &reading) {
+                    return Err(Refusal::new(
+                        ErrorCode::LocatorAmbiguous,
+                        format!(
+                            "the two readers disagree on '{text}' at {},{}: {} found it there, {} reads '{reading}'. Nothing was clicked: check the screen, then pick the control",
+                            l.rect.x,
+                            l.rect.y,
+                            self.second.as_ref().map_or("", |s| s.0.reader().as_str()),
+                            self.ocr.reader().as_str()
+                        ),
+                        vec![Candidate {
+                            rect: l.rect,
+                            text: reading,
+                            role: target.role,
+                            score: 0.0,
+                        }],
+                    ));
+                }
+                return Ok(l);
             }
             other => return other,
         };
@@ -1360,6 +1409,20 @@ mod tests {
         // The other reading's twin at the same place is no other control.
         let same_place = [seen("Save", 10), seen("Open", 12)];
         assert_eq!(witness("Save", "Open", at, &same_place), Witness::Agrees);
+        // The caption with a word more is another control, twin or not.
+        assert!(matches!(
+            witness("Save", "Save As...", at, &alone),
+            Witness::Conflicts { .. }
+        ));
+        // Where the first reader missed the target, its own reading of the place must be
+        // nothing, the target or a near spelling: any other caption refuses it.
+        assert!(first_reading_allows("Save", ""));
+        assert!(first_reading_allows("File", "Eile"));
+        assert!(first_reading_allows("View", "yiew"));
+        // A bracket or a frame read beside the caption is no word added.
+        assert_eq!(witness("Save", "(Save)", at, &alone), Witness::Agrees);
+        assert!(!first_reading_allows("Install", "Uninstall"));
+        assert!(!first_reading_allows("Save", "Save As..."));
     }
 
     fn c(x: i32, score: f64) -> Candidate {

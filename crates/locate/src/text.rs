@@ -181,7 +181,7 @@ fn numbers(s: &str) -> impl Iterator<Item = &str> {
 
 /// Whether the longer of two labels, one containing the other, carries extra letters or
 /// ideographs (a word), not just digits or symbols from a misread.
-fn adds_a_word(a: &str, b: &str) -> bool {
+pub(crate) fn adds_a_word(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let extra = long.replacen(short, "", 1);
     let cjk = extra.chars().filter(|c| (*c as u32) >= 0x3400).count();

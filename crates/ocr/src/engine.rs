@@ -149,7 +149,7 @@ impl OcrEngine {
     }
 
     /// An engine reading with `reader` (PP-OCR reads Chinese and English in one model:
-    /// `langs` is Tesseract's, still used for its glyph reads).
+    /// `langs` is Tesseract's and names only its data).
     pub fn with_reader(langs: &str, reader: Reader) -> Result<Self, MendError> {
         quiet_leptonica();
         let mut e = OcrEngine {
@@ -167,8 +167,21 @@ impl OcrEngine {
             misses: 0,
             partial: 0,
         };
-        e.tess = Some(e.init()?);
+        // Tesseract is started for its reader only (PP-OCR's engine never calls it).
+        if reader == Reader::Tesseract {
+            e.tess = Some(e.init()?);
+        }
         Ok(e)
+    }
+
+    /// How a region read is kept: (upscale, page mode) for Tesseract; PP-OCR reads the pixels
+    /// as they are whatever either says, so one reading serves every scale and mode (the scene's
+    /// larger second pass and its mode-only variants cost nothing again).
+    fn how(&self, opts: OcrOptions) -> (u32, u32) {
+        match self.reader {
+            Reader::Tesseract => (opts.scale.max(1), opts.psm),
+            Reader::PpOcr => (1, 0),
+        }
     }
 
     fn init(&self) -> Result<Tesseract, MendError> {
@@ -218,11 +231,8 @@ impl OcrEngine {
         let Some(r) = region.clamp_to(&bounds) else {
             return Ok(Vec::new());
         };
-        let key = crop_key(
-            img,
-            r,
-            (r.w, r.h, opts.scale, opts.psm, &self.langs, self.reader),
-        );
+        let how = self.how(opts);
+        let key = crop_key(img, r, (r.w, r.h, how, &self.langs, self.reader));
         let words = if let Some(ws) = self.cache.get(&key) {
             self.hits += 1;
             ws.clone()
@@ -232,7 +242,7 @@ impl OcrEngine {
             self.remember(key, ws.clone());
             ws
         };
-        let s = opts.scale.max(1) as f64;
+        let s = how.0 as f64;
         Ok(words
             .into_iter()
             .filter(|w| w.conf >= opts.min_conf)
@@ -400,7 +410,7 @@ impl OcrEngine {
         r: Rect,
         opts: OcrOptions,
     ) -> Result<Vec<Word>, MendError> {
-        let how = (opts.scale.max(1), opts.psm);
+        let how = self.how(opts);
         let s = how.0 as i32;
         if r.area() < delta::MIN_AREA {
             return self.read_whole(img, r, opts);
@@ -462,16 +472,8 @@ impl OcrEngine {
         opts: OcrOptions,
     ) -> Result<Vec<Word>, MendError> {
         if let Some(pp) = self.pp.as_mut() {
-            // PP-OCR reads the pixels as they are; the cached form is upscaled like Tesseract's.
-            let s = opts.scale.max(1) as f64;
-            return Ok(pp
-                .read(img, r)?
-                .into_iter()
-                .map(|mut w| {
-                    w.rect = w.rect.scale(s);
-                    w
-                })
-                .collect());
+            // PP-OCR reads the pixels as they are: its cached form is at scale 1 (`how`).
+            return pp.read(img, r);
         }
         match prepare(img, r, opts.scale) {
             Some((prepared, _)) => self.recognize_with(&prepared, opts, false),

@@ -35,8 +35,6 @@ const DET_MAX_SIDE: f32 = 2400.0;
 /// A line is read padded to this width at least; a glyph alone to [`GLYPH_MIN_W`].
 const LINE_MIN_W: u32 = 64;
 pub const GLYPH_MIN_W: u32 = 320;
-/// Characters read with less probability than this are dropped from a line's words.
-const MIN_CHAR_PROB: f32 = 0.3;
 
 fn err(msg: impl Into<String>) -> MendError {
     MendError::new(ErrorCode::OcrFailed, msg)
@@ -59,9 +57,11 @@ pub fn paths_from_env() -> Result<(PathBuf, PathBuf), MendError> {
     let dir = std::env::var_os("MEND_PPOCR_DIR")
         .map(PathBuf::from)
         .or_else(|| {
-            home.as_ref()
-                .map(|h| h.join("models-v6"))
-                .filter(|p| p.join("VERSION").exists())
+            let h = home.as_ref()?;
+            ["models-v6", "models-v4"]
+                .into_iter()
+                .map(|m| h.join(m))
+                .find(|p| p.join("VERSION").exists())
         });
     match (dylib, dir) {
         (Some(l), Some(d)) => Ok((l, d)),
@@ -156,6 +156,10 @@ impl PpOcr {
 
     /// Read `r` of `img`: its words with boxes in `r`'s pixels (relative to `r`'s corner).
     pub fn read(&mut self, img: &RgbaImage, r: Rect) -> Result<Vec<Word>, MendError> {
+        let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+        let Some(r) = r.clamp_to(&bounds) else {
+            return Ok(Vec::new());
+        };
         if r.w < 4 || r.h < 4 {
             return Ok(Vec::new());
         }
@@ -407,42 +411,56 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
     let ink = InkProfile::of(img, line, band);
     let centre = |step: usize| line.x as f64 + (step as f64 + 0.5) * step_w;
     let glyphs = without_frame_ends(glyphs, &ink, &centre);
-    let mut groups: Vec<Vec<&Glyph>> = Vec::new();
-    let mut cur: Vec<&Glyph> = Vec::new();
+    // Runs of characters between spaces; each run is as sure as its least sure letter. A
+    // doubtful character never cuts a run short: "Uninstall" with a doubtful "Un" is a
+    // doubtful "Uninstall" (dropped by the reader's confidence floor), never a sure "install".
+    let mut runs: Vec<Vec<&Glyph>> = vec![Vec::new()];
     for g in &glyphs {
-        if g.prob < MIN_CHAR_PROB || g.text.trim().is_empty() {
-            if !cur.is_empty() {
-                groups.push(std::mem::take(&mut cur));
-            }
-            continue;
-        }
-        let ideo = g.text.chars().next().is_some_and(crate::is_ideograph);
-        if ideo {
-            if !cur.is_empty() {
-                groups.push(std::mem::take(&mut cur));
-            }
-            groups.push(vec![g]);
+        if g.text.trim().is_empty() {
+            runs.push(Vec::new());
         } else {
-            cur.push(g);
+            runs.last_mut().expect("one run at least").push(g);
         }
     }
-    if !cur.is_empty() {
-        groups.push(cur);
+    // Within a run, each ideograph is a word of its own (chi_sim's way), with the run's
+    // confidence: a doubtful 不 takes 保存 beside it down with it.
+    let mut groups: Vec<(Vec<&Glyph>, f32)> = Vec::new();
+    for run in runs.into_iter().filter(|r| !r.is_empty()) {
+        // Letters, digits and ideographs decide (a doubtful '.' or '(' changes no caption).
+        let sure = run
+            .iter()
+            .filter(|g| g.text.chars().any(char::is_alphanumeric))
+            .map(|g| g.prob)
+            .fold(1.0, f32::min);
+        let mut cur: Vec<&Glyph> = Vec::new();
+        for g in run {
+            if g.text.chars().next().is_some_and(crate::is_ideograph) {
+                if !cur.is_empty() {
+                    groups.push((std::mem::take(&mut cur), sure));
+                }
+                groups.push((vec![g], sure));
+            } else {
+                cur.push(g);
+            }
+        }
+        if !cur.is_empty() {
+            groups.push((cur, sure));
+        }
     }
     // A word reaches halfway to its neighbours' characters, and at most three steps past
     // its own first and last (an icon at the line's start is no part of its first word).
     let reach = 3.0 * step_w;
     (0..groups.len())
         .filter_map(|i| {
-            let gs = &groups[i];
+            let (gs, sure) = &groups[i];
             let (first, last) = (gs.first()?.step, gs.last()?.step);
             let mut x0 = centre(first) - reach;
             let mut x1 = centre(last) + reach;
             if i > 0 {
-                x0 = x0.max((centre(groups[i - 1].last()?.step) + centre(first)) / 2.0);
+                x0 = x0.max((centre(groups[i - 1].0.last()?.step) + centre(first)) / 2.0);
             }
             if i + 1 < groups.len() {
-                x1 = x1.min((centre(last) + centre(groups[i + 1].first()?.step)) / 2.0);
+                x1 = x1.min((centre(last) + centre(groups[i + 1].0.first()?.step)) / 2.0);
             }
             let x0 = (x0.floor() as i32).max(line.x);
             let x1 = (x1.ceil() as i32).min(line.right());
@@ -464,11 +482,10 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
             )?;
             let (y0, y1) = ink.rows(x0, x1).unwrap_or((line.y, line.bottom()));
             let text: String = gs.iter().map(|g| g.text.as_str()).collect();
-            let prob = gs.iter().map(|g| g.prob).sum::<f32>() / gs.len() as f32;
             Some(Word {
                 text,
                 rect: Rect::new(x0, y0, x1 - x0, y1 - y0),
-                conf: prob * 100.0,
+                conf: sure * 100.0,
                 line_key: (0, 0, 0),
             })
         })
@@ -506,7 +523,8 @@ fn without_frame_ends(
             continue;
         };
         let Some(j) = (i + 1..glyphs.len()).find(|&j| glyphs[j].text == close) else {
-            break;
+            i += 1;
+            continue;
         };
         let inner: Vec<(i32, i32)> = glyphs[i + 1..j]
             .iter()

@@ -1038,6 +1038,9 @@ fn run_case_at(
     // Let a last write reach the disk or the registry: an app may write after its dialog closed
     // (a save on a worker thread), so the judge looks again until the effect is done, 5 s at
     // most, and says when it saw it.
+    // The first look 700 ms after (a stray write in that time is still judged), then every
+    // 250 ms.
+    std::thread::sleep(Duration::from_millis(450));
     let judged = Instant::now();
     let (effect, why) = loop {
         std::thread::sleep(Duration::from_millis(250));
