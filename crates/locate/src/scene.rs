@@ -1,7 +1,7 @@
 use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{MendError, Rect, Role};
-use mend_ocr::{join_lines, GlyphRead, Line, OcrEngine, OcrOptions, Word};
+use mend_ocr::{join_lines, GlyphRead, Line, OcrEngine, OcrOptions, Reader, Word};
 use mend_vision::{background, chroma, find_control_boxes, is_ink, luma, mirrors, ControlBox};
 
 /// A piece of text on screen and the control it sits in, if any.
@@ -592,9 +592,15 @@ impl<'a> Scene<'a> {
         self.boxes.as_deref().unwrap_or_default()
     }
 
-    fn attach(&mut self, lines: Vec<Line>) -> Vec<SeenLabel> {
+    fn attach(&mut self, lines: Vec<Line>, reader: Reader) -> Vec<SeenLabel> {
         let boxes = self.boxes().to_vec();
-        let mut lines = split_at_boxes(without_icons(lines, &self.frame.image), &boxes);
+        // Icons read as glyphs are Tesseract's: PP-OCR reads no character in a picture, and
+        // its words are cut to the ink of the characters it read.
+        let lines = match reader {
+            Reader::Tesseract => without_icons(lines, &self.frame.image),
+            Reader::PpOcr => lines,
+        };
+        let mut lines = split_at_boxes(lines, &boxes);
         brackets_by_shape(&mut lines, &self.frame.image);
         let (lines, spans) = bracket_buttons(lines);
         let rects: Vec<Rect> = lines.iter().map(|l| l.rect).collect();
@@ -650,7 +656,7 @@ impl<'a> Scene<'a> {
         opts: OcrOptions,
     ) -> Result<Vec<SeenLabel>, MendError> {
         let lines = ocr.read_lines(&self.frame.image, region, opts)?;
-        Ok(self.attach(lines))
+        Ok(self.attach(lines, ocr.reader()))
     }
 
     /// Text in the whole window, plus each framed control read on its own (single-character
@@ -760,7 +766,7 @@ impl<'a> Scene<'a> {
                 lines.extend(own);
             }
         }
-        let labels = self.attach(lines);
+        let labels = self.attach(lines, ocr.reader());
         self.window_labels = Some(labels.clone());
         Ok(labels)
     }
@@ -778,7 +784,7 @@ impl<'a> Scene<'a> {
         let text_h = labels_text_height(&first);
         for g in self.gap_lines(ocr, &have, text_h)? {
             labels.retain(|o| !(o.line.intersect(&g.rect).is_some() && o.conf < g.conf));
-            labels.extend(self.attach(vec![g]));
+            labels.extend(self.attach(vec![g], ocr.reader()));
         }
         Ok(labels)
     }
@@ -1018,7 +1024,7 @@ impl<'a> Scene<'a> {
             if again.is_empty() {
                 out.push(l);
             } else {
-                out.extend(self.attach(again));
+                out.extend(self.attach(again, ocr.reader()));
             }
         }
         // A framed button nothing was read in: read its caption again in sparse mode, which
@@ -1032,7 +1038,7 @@ impl<'a> Scene<'a> {
             .collect();
         for b in silent {
             let found = ocr.read_lines(&self.frame.image, b, REGION_OCR)?;
-            out.extend(self.attach(found));
+            out.extend(self.attach(found, ocr.reader()));
         }
         // A field with no text read on its left: its label was missed entirely (sparse mode
         // skips some short words). Read the strip where a label would be, as one line.
@@ -1051,7 +1057,7 @@ impl<'a> Scene<'a> {
                 continue;
             }
             let found = ocr.read_lines(&self.frame.image, strip, line_ocr(f.h))?;
-            out.extend(self.attach(found));
+            out.extend(self.attach(found, ocr.reader()));
         }
         Ok(out)
     }

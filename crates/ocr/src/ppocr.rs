@@ -411,9 +411,9 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
     let ink = InkProfile::of(img, line, band);
     let centre = |step: usize| line.x as f64 + (step as f64 + 0.5) * step_w;
     let glyphs = without_frame_ends(glyphs, &ink, &centre);
-    // Runs of characters between spaces; each run is as sure as its least sure letter. A
-    // doubtful character never cuts a run short: "Uninstall" with a doubtful "Un" is a
-    // doubtful "Uninstall" (dropped by the reader's confidence floor), never a sure "install".
+    // Runs of characters between spaces, each as sure as its letters on average. A doubtful
+    // character never cuts a run short: "Uninstall" with a doubtful "Un" is "Uninstall" read
+    // less surely, never a sure "install".
     let mut runs: Vec<Vec<&Glyph>> = vec![Vec::new()];
     for g in &glyphs {
         if g.text.trim().is_empty() {
@@ -423,15 +423,21 @@ pub(crate) fn words_of(glyphs: &[Glyph], steps: usize, b: &TextBox, img: &RgbIma
         }
     }
     // Within a run, each ideograph is a word of its own (chi_sim's way), with the run's
-    // confidence: a doubtful 不 takes 保存 beside it down with it.
+    // confidence: 不保存 with a doubtful 不 stands or falls whole, never as 保存.
     let mut groups: Vec<(Vec<&Glyph>, f32)> = Vec::new();
     for run in runs.into_iter().filter(|r| !r.is_empty()) {
-        // Letters, digits and ideographs decide (a doubtful '.' or '(' changes no caption).
-        let sure = run
+        // Letters, digits and ideographs decide (a doubtful '.' or '(' changes no caption),
+        // by their mean: one doubtful letter in "Sign" keeps the word, read whole.
+        let letters: Vec<f32> = run
             .iter()
             .filter(|g| g.text.chars().any(char::is_alphanumeric))
             .map(|g| g.prob)
-            .fold(1.0, f32::min);
+            .collect();
+        let sure = if letters.is_empty() {
+            run.iter().map(|g| g.prob).sum::<f32>() / run.len() as f32
+        } else {
+            letters.iter().sum::<f32>() / letters.len() as f32
+        };
         let mut cur: Vec<&Glyph> = Vec::new();
         for g in run {
             if g.text.chars().next().is_some_and(crate::is_ideograph) {
@@ -654,10 +660,17 @@ impl<'a> InkProfile<'a> {
         let has = |y: i32| (x0..x1).any(|x| self.is_ink(x, y));
         let mut a = (self.band.y..self.band.bottom()).find(|&y| has(y))?;
         let mut b = (self.band.y..self.band.bottom()).rev().find(|&y| has(y))?;
-        while a > self.line.y && has(a - 1) {
+        // Ascenders and descenders reach half the band's height past it at most: further is
+        // a frame or a rule the word's columns cross (a button's edge), no part of the word.
+        let reach = (self.band.h / 2).max(2);
+        let (top, bottom) = (
+            (self.band.y - reach).max(self.line.y),
+            (self.band.bottom() + reach).min(self.line.bottom()),
+        );
+        while a > top && has(a - 1) {
             a -= 1;
         }
-        while b + 1 < self.line.bottom() && has(b + 1) {
+        while b + 1 < bottom && has(b + 1) {
             b += 1;
         }
         Some((a, b + 1))
