@@ -88,8 +88,11 @@ fn added_word(target: &str, reading: &str) -> bool {
 /// this stricter rule than [`witness`]: it read the place and did not see the target there.
 fn first_reading_allows(target: &str, reading: &str) -> bool {
     let (t, r) = (normalize(target), normalize(reading));
+    let letters = |s: &str| -> String { s.chars().filter(|c| c.is_alphanumeric()).collect() };
     r.is_empty()
         || label_match(target, reading).is_some()
+        // The same letters with marks about them: a frame's ends read as "(Load)".
+        || letters(&t) == letters(&r)
         // One letter off in a word of four or more ("yiew" for "View"), no word added.
         || (t.chars().count() >= 4
             && crate::text::similarity(&t, &r) >= 0.75
@@ -1419,6 +1422,7 @@ mod tests {
         assert!(first_reading_allows("Save", ""));
         assert!(first_reading_allows("File", "Eile"));
         assert!(first_reading_allows("View", "yiew"));
+        assert!(first_reading_allows("Load", "(Load)"));
         // A bracket or a frame read beside the caption is no word added.
         assert_eq!(witness("Save", "(Save)", at, &alone), Witness::Agrees);
         assert!(!first_reading_allows("Install", "Uninstall"));
