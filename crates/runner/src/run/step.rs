@@ -168,66 +168,43 @@ impl Runner<'_> {
                     return Ok(());
                 }
                 Err(f) => {
-                    // A verify that came true just after its deadline (a slow app): the step
-                    // took effect, and a redo would act twice. One more look first.
-                    if f.err.code == ErrorCode::StepNotVerified {
-                        if let Some(v) = &step.verify {
-                            if self.check_once(lf, v, vars)? {
-                                let d = StepDetail {
-                                    locate_ms: self.clock.now_ms() - t0,
-                                    message: Some(
-                                        "its verify came true just after the step's timeout: done, not sent again"
-                                            .into(),
-                                    ),
-                                    ..base.clone()
-                                };
-                                self.journal_result(
-                                    run,
-                                    r,
-                                    i,
-                                    attempt,
-                                    None,
-                                    Some("verified"),
-                                    d.clone(),
-                                )?;
-                                progress(self, "verified", &d, Some("verified"), None);
-                                return Ok(());
-                            }
-                        }
-                    }
-                    // Resuming a step whose verify did not hold yet: its target is gone and
-                    // nothing was sent. The app may only have been slow to show the effect of
-                    // the input sent before the crash (a dialog still closing when the verify
-                    // was read): look once more before refusing.
-                    if pending.is_some()
+                    // One more look at the step's verify before refusing or redoing, in two
+                    // cases. A verify that came true just after its deadline (a slow app): the
+                    // step took effect, and a redo would act twice. A resumed step whose verify
+                    // did not hold yet and whose target is gone, nothing sent: the app may only
+                    // have been slow to show the effect of the input sent before the crash (a
+                    // dialog still closing when the verify was read).
+                    let second_look = if f.err.code == ErrorCode::StepNotVerified {
+                        Some("its verify came true just after the step's timeout: done, not sent again")
+                    } else if pending.is_some()
                         && !f.acted
                         && matches!(
                             f.err.code,
                             ErrorCode::LocatorNotFound | ErrorCode::WindowNotFound
                         )
                     {
-                        if let Some(v) = &step.verify {
-                            if self.check_once(lf, v, vars)? {
-                                let d = StepDetail {
-                                    locate_ms: self.clock.now_ms() - t0,
-                                    message: Some(
-                                        "verified after a crash (on a second look): it had taken effect, not redone"
-                                            .into(),
-                                    ),
-                                    ..base.clone()
-                                };
-                                self.journal_result(
-                                    run,
-                                    r,
-                                    i,
-                                    attempt,
-                                    None,
-                                    Some("verified"),
-                                    d.clone(),
-                                )?;
-                                progress(self, "verified", &d, Some("verified"), None);
-                                return Ok(());
-                            }
+                        Some("verified after a crash (on a second look): it had taken effect, not redone")
+                    } else {
+                        None
+                    };
+                    if let (Some(why), Some(v)) = (second_look, &step.verify) {
+                        if self.check_once(lf, v, vars)? {
+                            let d = StepDetail {
+                                locate_ms: self.clock.now_ms() - t0,
+                                message: Some(why.into()),
+                                ..base.clone()
+                            };
+                            self.journal_result(
+                                run,
+                                r,
+                                i,
+                                attempt,
+                                None,
+                                Some("verified"),
+                                d.clone(),
+                            )?;
+                            progress(self, "verified", &d, Some("verified"), None);
+                            return Ok(());
                         }
                     }
                     // Before any input, a retryable refusal may be tried again; after input, only a
