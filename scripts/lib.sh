@@ -25,8 +25,10 @@ DEBIAN_PACKAGES=(
     # form, Java Swing (jedit pulls in a Java runtime); xsel reads a calculator's copied
     # display, locales builds the Chinese look's locale
     wine wine64 x11-apps nedit mousepad xterm dialog xsel locales jedit
-    # apps added by first contact (docs/first-contact.md): Qt 5, FLTK, Xaw3d, Motif
+    # apps added by first contact (docs/first-contact.md), batch A: Qt 5, FLTK, Xaw3d, Motif
     speedcrunch qpdfview fluid xfig grace
+    # batch B: GTK 3 office (gnumeric, abiword); Wine's regedit and winefile come with wine
+    gnumeric abiword
     # the robot fleet's tests start a throwaway PostgreSQL 15 (initdb as nobody, a private port)
     postgresql
     # PP-OCR's runtime and models come as PyPI wheels fetched by Debian's pip (scripts/ppocr.sh)

@@ -622,21 +622,50 @@ fn norm(s: &str) -> String {
     s.replace("\r\n", "\n").trim_end().to_string()
 }
 
-fn files_snapshot(dir: &Path) -> BTreeMap<String, String> {
-    fn walk(root: &Path, dir: &Path, m: &mut BTreeMap<String, String>) {
+/// The work folder's files by relative name → text. A gzip file (a spreadsheet's own format) is
+/// read unpacked; with `dirs`, each folder is an entry too (`name/` → empty), for a task whose
+/// effect is a folder.
+fn files_snapshot(dir: &Path, dirs: bool) -> BTreeMap<String, String> {
+    fn text(bytes: Vec<u8>) -> String {
+        let mut unpacked = vec![];
+        if bytes.starts_with(&[0x1f, 0x8b])
+            && std::io::Read::read_to_end(
+                &mut flate2::read::GzDecoder::new(&bytes[..]),
+                &mut unpacked,
+            )
+            .is_ok()
+        {
+            return String::from_utf8_lossy(&unpacked).into_owned();
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+    fn walk(root: &Path, dir: &Path, dirs: bool, m: &mut BTreeMap<String, String>) {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let p = e.path();
+            let rel = p.strip_prefix(root).unwrap().display().to_string();
             if p.is_dir() {
-                walk(root, &p, m);
+                if dirs {
+                    m.insert(format!("{rel}/"), String::new());
+                }
+                walk(root, &p, dirs, m);
             } else if let Ok(bytes) = std::fs::read(&p) {
-                let rel = p.strip_prefix(root).unwrap().display().to_string();
-                m.insert(rel, String::from_utf8_lossy(&bytes).into_owned());
+                m.insert(rel, text(bytes));
             }
         }
     }
     let mut m = BTreeMap::new();
-    walk(dir, dir, &mut m);
+    walk(dir, dir, dirs, &mut m);
     m
+}
+
+/// Whether a files effect names a folder (`name/`), so the snapshots list folders.
+fn wants_dirs(effect: &Effect) -> bool {
+    match effect {
+        Effect::Files { want, contains, .. } => {
+            want.keys().chain(contains.keys()).any(|k| k.ends_with('/'))
+        }
+        _ => false,
+    }
 }
 
 /// What the judge saw before the run (files, registry).
@@ -648,7 +677,7 @@ enum Before {
 
 fn snapshot(app: &RealApp, effect: &Effect) -> Before {
     match effect {
-        Effect::Files { .. } => Before::Files(files_snapshot(&app.work)),
+        Effect::Files { .. } => Before::Files(files_snapshot(&app.work, wants_dirs(effect))),
         Effect::Reg { watch, .. } => Before::Reg(app.reg_snapshot(watch)),
         Effect::Display { .. } => Before::Nothing,
     }
@@ -664,7 +693,13 @@ fn judge_effect(app: &mut RealApp, effect: &Effect, before: &Before) -> (EffectS
                 ignore,
             },
             Before::Files(b),
-        ) => judge_files(want, contains, ignore, b, &files_snapshot(&app.work)),
+        ) => judge_files(
+            want,
+            contains,
+            ignore,
+            b,
+            &files_snapshot(&app.work, wants_dirs(effect)),
+        ),
         (
             Effect::Reg {
                 watch,
@@ -1161,6 +1196,37 @@ fn run_case_at(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gzip_file_is_judged_unpacked_and_a_wanted_folder_is_seen() {
+        let work = tempfile::tempdir().unwrap();
+        let before = files_snapshot(work.path(), true);
+        let mut gz = flate2::write::GzEncoder::new(vec![], flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, b"<Cell>Invoice</Cell>\n<Cell>Paid</Cell>\n").unwrap();
+        std::fs::write(work.path().join("copy.gnumeric"), gz.finish().unwrap()).unwrap();
+        std::fs::create_dir(work.path().join("Invoices")).unwrap();
+        let after = files_snapshot(work.path(), true);
+        let contains = BTreeMap::from([(
+            "copy.gnumeric".to_string(),
+            vec!["Invoice".to_string(), "Paid".to_string()],
+        )]);
+        let want = BTreeMap::from([("Invoices/".to_string(), String::new())]);
+        let (state, why) = judge_files(&want, &contains, &[], &before, &after);
+        assert!(matches!(state, EffectState::Done), "{why:?}");
+        // The folder is not there: no effect; another folder made instead: wrong.
+        std::fs::remove_dir(work.path().join("Invoices")).unwrap();
+        std::fs::create_dir(work.path().join("Invoices2")).unwrap();
+        let (state, why) = judge_files(
+            &want,
+            &BTreeMap::new(),
+            &[],
+            &before,
+            &files_snapshot(work.path(), true),
+        );
+        assert!(matches!(state, EffectState::Wrong), "{why:?}");
+        // Without a wanted folder, folders are not listed (an app's own cache folder is no effect).
+        assert!(!files_snapshot(work.path(), false).contains_key("Invoices2/"));
+    }
 
     #[test]
     fn verdicts() {
