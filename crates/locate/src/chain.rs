@@ -1,6 +1,6 @@
 use crate::scene::{control_height, line_ocr, Scene, SceneCache, REGION_OCR};
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
-use crate::text::{label_match, normalize};
+use crate::text::{another_caption, label_match, normalize};
 use crate::SeenLabel;
 use image::RgbaImage;
 use mend_capture::Frame;
@@ -982,7 +982,7 @@ fn candidates(
     refuted: &mut Vec<String>,
 ) -> Vec<Candidate> {
     let text_h = scene.text_height(labels);
-    labels
+    let mut found: Vec<Candidate> = labels
         .iter()
         .filter_map(|l| {
             let whole = SeenLabel {
@@ -999,7 +999,64 @@ fn candidates(
             }
             resolve(scene, ocr, &whole, target.role, score)
         })
-        .collect()
+        .collect();
+    // A caption of several words wrapped under an icon (an icon view's "Internet" over
+    // "Settings", centred): its lines stacked are one caption — looked for only when no line
+    // holds it whole.
+    if found.is_empty() && text.split_whitespace().count() >= 2 {
+        found = stacked_captions(labels)
+            .into_iter()
+            .filter_map(|l| {
+                let score = label_match(text, &l.text)?;
+                resolve(scene, ocr, &l, target.role, score)
+            })
+            .collect();
+    }
+    found
+}
+
+/// Free text lines stacked into one caption: each line just below the one before (a gap under
+/// a line's height), centred on it, of the same text height, no framed control around; two or
+/// three lines, as an icon view wraps a caption under its icon.
+fn stacked_captions(labels: &[SeenLabel]) -> Vec<SeenLabel> {
+    let free: Vec<&SeenLabel> = labels.iter().filter(|l| l.control.is_none()).collect();
+    let below = |a: &SeenLabel| -> Option<&SeenLabel> {
+        let h = a.line.h.max(6);
+        let mut under = free.iter().filter(|b| {
+            let gap = b.line.y - a.line.bottom();
+            let (ha, hb) = (a.line.h as f64, b.line.h as f64);
+            (-1..=h * 4 / 5).contains(&gap)
+                && ha.max(hb) <= 1.5 * ha.min(hb)
+                && (a.line.center().x - b.line.center().x).abs()
+                    <= (a.line.w.max(b.line.w) / 5).max(4)
+        });
+        let b = under.next()?;
+        // Two lines under it that could both continue it: no caption is read across them.
+        under.next().is_none().then_some(*b)
+    };
+    let mut out = vec![];
+    for a in &free {
+        let mut parts = vec![*a];
+        while parts.len() < 3 {
+            let Some(b) = below(parts[parts.len() - 1]) else {
+                break;
+            };
+            parts.push(b);
+            out.push(SeenLabel {
+                text: parts
+                    .iter()
+                    .map(|p| p.text.trim())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                line: parts[1..]
+                    .iter()
+                    .fold(parts[0].line, |r, p| r.union(&p.line)),
+                control: None,
+                conf: parts.iter().map(|p| p.conf).fold(f32::MAX, f32::min),
+            });
+        }
+    }
+    out
 }
 
 /// A one-glyph caption is where a reading names a look-alike (a column header's I read as 1):
@@ -1332,6 +1389,12 @@ fn verdict(
     rec: Option<Rect>,
     text: &str,
 ) -> Option<Result<Candidate, Refusal>> {
+    // A caption read exactly as the target's is not tied with one read two letters or more
+    // away: that is another control's caption (Import beside Export), not a misreading.
+    let mut cands = cands;
+    if cands.iter().any(|c| normalize(&c.text) == normalize(text)) {
+        cands.retain(|c| !another_caption(text, &c.text));
+    }
     match decide(cands, rec) {
         Decision::Winner(c) => Some(Ok(c)),
         Decision::Ambiguous(c) => Some(Err(ambiguous(text, c))),
@@ -1464,6 +1527,104 @@ mod tests {
             decide(vec![c(0, 1.0), c(300, 1.0)], between),
             Decision::Ambiguous(_)
         ));
+    }
+
+    /// An icon view wraps "Internet Settings" under its icon, centred: the two lines are one
+    /// caption; lines beside each other, off-centre or of another size are not.
+    #[test]
+    fn a_caption_wrapped_under_an_icon_is_one_caption() {
+        let at = |text: &str, x: i32, y: i32, w: i32, h: i32| SeenLabel {
+            text: text.into(),
+            line: Rect::new(x, y, w, h),
+            control: None,
+            conf: 90.0,
+        };
+        let view = vec![
+            at("Add/", 28, 60, 22, 10),
+            at("Remove", 18, 72, 38, 10),
+            at("Programs", 14, 84, 46, 10),
+            at("Game", 100, 60, 26, 10),
+            at("Controllers", 88, 72, 51, 10),
+            at("Internet", 170, 60, 37, 10),
+            at("Settings", 170, 72, 38, 10),
+        ];
+        let joined: Vec<String> = stacked_captions(&view)
+            .into_iter()
+            .map(|l| l.text)
+            .collect();
+        for want in [
+            "Internet Settings",
+            "Game Controllers",
+            "Add/ Remove Programs",
+        ] {
+            assert!(joined.iter().any(|j| j == want), "{want} in {joined:?}");
+        }
+        let rect = stacked_captions(&view)
+            .into_iter()
+            .find(|l| l.text == "Internet Settings")
+            .unwrap()
+            .line;
+        assert_eq!(rect, Rect::new(170, 60, 38, 22));
+        // Side by side, or one line far below, or a heading twice the size: no caption.
+        assert!(!joined
+            .iter()
+            .any(|j| j.contains("Settings Game") || j.contains("Programs Game")));
+        let apart = vec![
+            at("Internet", 170, 60, 37, 10),
+            at("Settings", 170, 100, 38, 10),
+        ];
+        assert!(stacked_captions(&apart).is_empty());
+        let off = vec![
+            at("Internet", 170, 60, 37, 10),
+            at("Settings", 260, 72, 38, 10),
+        ];
+        assert!(stacked_captions(&off).is_empty());
+        let heading = vec![
+            at("Internet", 170, 60, 80, 24),
+            at("Settings", 190, 86, 38, 10),
+        ];
+        assert!(stacked_captions(&heading).is_empty());
+    }
+
+    #[test]
+    fn an_exact_caption_is_not_tied_with_another_caption_two_letters_away() {
+        let read = |x: i32, text: &str, score: f64| Candidate {
+            text: text.into(),
+            ..c(x, score)
+        };
+        let target = "Import Registry File...";
+        let v = verdict(
+            vec![
+                read(0, "Import Registry File...", 1.0),
+                read(200, "Export Registry File...", 0.89),
+            ],
+            None,
+            target,
+        );
+        assert!(matches!(v, Some(Ok(w)) if w.rect.x == 0));
+        // One letter off, or letters that look alike, may be the target misread: still a tie.
+        for near in [
+            "Import Registry Flle...",
+            "lmport Registry File..",
+            "Impart Registry File...",
+        ] {
+            let v = verdict(
+                vec![read(0, target, 1.0), read(200, near, 0.9)],
+                None,
+                target,
+            );
+            assert!(matches!(v, Some(Err(_))), "{near} must stay a rival");
+        }
+        // With no exact reading, two near ones stay a tie.
+        let v = verdict(
+            vec![
+                read(0, "Irnport Registry File", 0.9),
+                read(200, "Export Registry File", 0.85),
+            ],
+            None,
+            target,
+        );
+        assert!(matches!(v, Some(Err(_))));
     }
 
     #[test]

@@ -62,6 +62,12 @@ pub const LINE_OCR: OcrOptions = OcrOptions {
 /// of `first` it overlaps when it is surer than all of them, and is added where `first`
 /// read nothing. Neither scale reads every font best (xcalc's CE/C: 56 % at 2×, "CE“C" at
 /// 3×; a terminal's "Weekly totals" is read only at 3×).
+/// A frame inside popup `p` that spans its width: the popup's outline, a section between two
+/// of its separators, or its highlight bar — never a control of its own.
+fn section_of(p: &Rect, b: &Rect) -> bool {
+    p.inflate(2).contains_rect(b) && b.w >= p.w - 8
+}
+
 fn surer_of(first: Vec<Line>, second: Vec<Line>) -> Vec<Line> {
     let mut out = first;
     for l in second {
@@ -587,7 +593,13 @@ impl<'a> Scene<'a> {
 
     pub fn boxes(&mut self) -> &[ControlBox] {
         if self.boxes.is_none() {
-            self.boxes = Some(find_control_boxes(&self.frame.image));
+            let popups = &self.frame.info.popups;
+            let mut boxes = find_control_boxes(&self.frame.image);
+            // A popup's rows are its items: a frame inside it as wide as it is is a section
+            // between its separators (or the highlight bar), not a control — two items in one
+            // such frame read as one field's value.
+            boxes.retain(|b| !popups.iter().any(|p| section_of(p, &b.rect)));
+            self.boxes = Some(boxes);
         }
         self.boxes.as_deref().unwrap_or_default()
     }

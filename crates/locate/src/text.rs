@@ -114,6 +114,17 @@ fn levenshtein(a: &[char], b: &[char]) -> f64 {
     prev[b.len()]
 }
 
+/// Whether `seen` is another caption than `wanted`, not a misreading of it: two or more
+/// letters apart that do not look alike ("Export Registry File..." beside "Import Registry
+/// File..."). OCR rarely changes two letters of one caption into other letters at once.
+pub(crate) fn another_caption(wanted: &str, seen: &str) -> bool {
+    let (w, s): (Vec<char>, Vec<char>) = (
+        normalize(wanted).chars().collect(),
+        normalize(seen).chars().collect(),
+    );
+    levenshtein(&w, &s) >= 2.0
+}
+
 /// Similarity of two already-normalised labels, 0.0 ..= 1.0.
 pub fn similarity(a: &str, b: &str) -> f64 {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());

@@ -92,6 +92,22 @@ impl WindowQuery {
         if hits.len() > 1 && hits.iter().filter(|w| self.owned(w)).count() == 1 {
             hits.retain(|w| self.owned(w));
         }
+        // The main window's own dialog under the main window's title (a message box titled
+        // by the app's name) is no second main window: the one that owns the others is meant.
+        // Input still goes to it only when it is in front (the guard).
+        if hits.len() > 1 && self.owner.is_none() {
+            let ids: Vec<u32> = hits.iter().map(|w| w.id).collect();
+            let roots: Vec<u32> = hits
+                .iter()
+                .filter(|w| !w.owner.is_some_and(|o| ids.contains(&o)))
+                .map(|w| w.id)
+                .collect();
+            if let [root] = roots[..] {
+                if hits.iter().all(|w| w.id == root || w.owner == Some(root)) {
+                    hits.retain(|w| w.id == root);
+                }
+            }
+        }
         match hits.len() {
             1 => Ok(hits.remove(0)),
             0 if !dialogs.is_empty() => Err(MendError::new(
@@ -284,6 +300,29 @@ mod tests {
             .pick(vec![w(1, "fp.txt - Mousepad", "m")])
             .unwrap_err();
         assert!(!e.message.contains("whole title"), "{}", e.message);
+    }
+
+    /// Wine's File Manager shows "Not yet implemented" in a message box titled like itself:
+    /// the main window's pattern takes the main window, not its dialog.
+    #[test]
+    fn a_dialog_titled_like_its_main_window_is_no_second_main_window() {
+        let q = WindowQuery::title("^Wine File Manager").unwrap();
+        let main = w(1, "Wine File Manager - [Z:\\]", "winefile.exe");
+        assert_eq!(
+            q.pick(vec![main.clone(), dialog(4, "Wine File Manager", 1)])
+                .unwrap()
+                .id,
+            1
+        );
+        // Two main windows (neither owns the other) stay a refusal, with or without dialogs.
+        let e = q
+            .pick(vec![
+                main.clone(),
+                w(2, "Wine File Manager", "winefile.exe"),
+                dialog(4, "Wine File Manager", 1),
+            ])
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WindowAmbiguous);
     }
 
     #[test]

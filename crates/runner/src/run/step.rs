@@ -478,7 +478,7 @@ impl Runner<'_> {
             // that showed while it ran must not be refused for a frame taken before it did.
             let last_look = t_poll + self.opts.poll_ms * 4 >= deadline;
             if !waitable || (self.clock.now_ms() >= deadline && last_look) {
-                return Err(r);
+                return Err(beyond_the_screen(r));
             }
             if self.clock.now_ms() >= deadline {
                 continue;
@@ -993,4 +993,132 @@ fn stopped_after(n: usize, text: &str, e: MendError) -> MendError {
             e.message
         ),
     )
+}
+
+/// Whether the frame's window reaches past the screen's edge: the frame is cut where the screen
+/// ends, so a window larger than its frame runs past it (a dialog taller than the screen at a
+/// high DPI or scale). `false` for a whole-screen frame.
+pub(super) fn past_the_screen(info: &mend_model::FrameInfo) -> bool {
+    let Some(w) = info.window.as_ref() else {
+        return false;
+    };
+    let inside = info.from_screen(&w.rect);
+    let b = info.bounds();
+    inside.x < b.x || inside.y < b.y || inside.right() > b.right() || inside.bottom() > b.bottom()
+}
+
+/// A refusal in a window that reaches past the screen says so: the control may lie beyond the
+/// edge, where no reading can find it, and a person can make the window fit.
+fn beyond_the_screen(mut f: Fail) -> Fail {
+    if f.err.code != ErrorCode::LocatorNotFound {
+        return f;
+    }
+    let Some(info) = f.frame.as_ref().map(|fr| &fr.info) else {
+        return f;
+    };
+    if let (Some(w), true) = (info.window.as_ref(), past_the_screen(info)) {
+        f.err.message = format!(
+            "{} The window ({}x{} at {},{}) reaches past the screen's edge: the control may lie beyond it. Make the window fit the screen (move or shrink it, a lower DPI or scale, a larger screen), then resume",
+            f.err.message, w.rect.w, w.rect.h, w.rect.x, w.rect.y
+        );
+    }
+    f
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use mend_model::{FrameInfo, Point, WindowInfo};
+
+    fn frame(window: Rect, origin: Point, w: u32, h: u32) -> FrameInfo {
+        FrameInfo {
+            id: 1,
+            monitor: "screen".into(),
+            scale_factor: 1.0,
+            origin,
+            width: w,
+            height: h,
+            window: Some(WindowInfo {
+                id: 42,
+                title: "Save File As".into(),
+                app_name: "abiword".into(),
+                pid: 1,
+                rect: window,
+                focused: true,
+                owner: Some(7),
+            }),
+            popups: vec![],
+        }
+    }
+
+    /// AbiWord's Save File As, 822 px tall at y 20 on a 1280×800 screen: the frame is cut at
+    /// the screen's bottom (780 px) and its Save button lies below it.
+    #[test]
+    fn a_window_past_the_screens_edge_is_told_apart() {
+        let info = frame(
+            Rect::new(93, 20, 1096, 822),
+            Point { x: 93, y: 20 },
+            1096,
+            780,
+        );
+        assert!(past_the_screen(&info));
+        let info = frame(
+            Rect::new(300, 20, 2192, 1644),
+            Point { x: 300, y: 20 },
+            980,
+            780,
+        );
+        assert!(past_the_screen(&info));
+        let info = frame(
+            Rect::new(10, -40, 300, 200),
+            Point { x: 10, y: 0 },
+            300,
+            160,
+        );
+        assert!(past_the_screen(&info));
+        let refusal = beyond_the_screen(Fail {
+            err: MendError::new(ErrorCode::LocatorNotFound, "no control matching 'Save'."),
+            acted: false,
+            frame: Some(Box::new(Frame {
+                info: frame(
+                    Rect::new(93, 20, 1096, 822),
+                    Point { x: 93, y: 20 },
+                    1096,
+                    780,
+                ),
+                image: Default::default(),
+            })),
+            candidates: vec![],
+        });
+        assert!(
+            refusal
+                .err
+                .message
+                .contains("reaches past the screen's edge"),
+            "{}",
+            refusal.err.message
+        );
+    }
+
+    #[test]
+    fn a_window_on_the_screen_is_not_past_it() {
+        let info = frame(
+            Rect::new(93, 20, 600, 400),
+            Point { x: 93, y: 20 },
+            600,
+            400,
+        );
+        assert!(!past_the_screen(&info));
+        // A frame grown for a menu hanging outside the window: the window itself is whole.
+        let info = frame(
+            Rect::new(93, 20, 600, 400),
+            Point { x: 80, y: 20 },
+            613,
+            500,
+        );
+        assert!(!past_the_screen(&info));
+        let mut whole_screen = info.clone();
+        whole_screen.window = None;
+        assert!(!past_the_screen(&whole_screen));
+    }
 }
