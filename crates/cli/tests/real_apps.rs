@@ -76,6 +76,35 @@ fn notepad_save_as_completes() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// Win32 under Wine (issue 31, batch B): Registry ▸ Import Registry File... — a menu item in one
+/// section between separators with `Export Registry File...` two letters away — then the
+/// common file dialog; the value lands in the registry (read back with `wine reg query`).
+#[test]
+fn regedit_import_completes() {
+    let o = case("regedit", "default", "import");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// Wine's Control Panel at 120 DPI (issue 31, batch B): the applet's caption `Internet
+/// Settings` is wrapped under its icon on two lines; its home page field, OK.
+#[test]
+fn control_dpi120_home_page_completes() {
+    let o = case("control", "dpi120", "home_page");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// GTK 3 (issue 31, batch B): AbiWord's Save File As is 822 px tall on the 800 px screen, its
+/// Save button below the edge. Mend fits the window onto the screen (a configure request to
+/// the window manager), finds Save, and the file is written.
+#[test]
+fn abiword_save_as_fits_its_tall_dialog_onto_the_screen() {
+    let o = case("abiword", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// Java Swing (jEdit, Metal): Search → Find… through a menu whose items carry icons and
 /// mnemonic underlines, both fields of a dialog whose captions sit above them (a wide button
 /// stands right of "Replace with:"), Replace All, Close, File → Save. Completes; the file on

@@ -1,4 +1,4 @@
-use mend_model::{ErrorCode, MendError, Point};
+use mend_model::{ErrorCode, MendError, Point, Rect};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +62,13 @@ pub enum Action {
     MoveTo {
         at: Point,
     },
+    /// Move and size a top-level window (X id): its frame's top-left to `to.x, to.y` (above
+    /// the screen's top when `to.y` is negative), its own size `to.w × to.h` — a window
+    /// reaching past the screen's edge brought onto it. Nothing is pressed.
+    Fit {
+        window: u32,
+        to: Rect,
+    },
 }
 
 impl Action {
@@ -86,6 +93,9 @@ impl Action {
                 format!("drag {},{} -> {},{}", from.x, from.y, to.x, to.y)
             }
             Action::MoveTo { at } => format!("move to {},{}", at.x, at.y),
+            Action::Fit { window, to } => {
+                format!("fit window {window} to {},{} {}x{}", to.x, to.y, to.w, to.h)
+            }
         }
     }
 }

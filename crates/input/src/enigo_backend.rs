@@ -123,6 +123,7 @@ impl Input for EnigoInput {
                     .map_err(input_err)
             }
             Action::MoveTo { at } => self.x11()?.move_to(at.x, at.y),
+            Action::Fit { window, to } => self.x11()?.move_resize(*window, *to),
         }
     }
 }

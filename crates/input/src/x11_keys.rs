@@ -305,6 +305,20 @@ impl X11Keys {
         self.conn.sync().map_err(x_err)
     }
 
+    /// Move and size `window` by a configure request, as a pager or `xdotool` does: the window
+    /// manager places its frame's top-left at `to.x, to.y` (north-west gravity) and keeps the
+    /// window's own least size. The caller looks again to see what it did.
+    pub fn move_resize(&mut self, window: u32, to: mend_model::Rect) -> Result<(), MendError> {
+        use x11rb::protocol::xproto::ConfigureWindowAux;
+        let aux = ConfigureWindowAux::new()
+            .x(to.x)
+            .y(to.y)
+            .width(to.w.max(1) as u32)
+            .height(to.h.max(1) as u32);
+        self.conn.configure_window(window, &aux).map_err(x_err)?;
+        self.conn.sync().map_err(x_err)
+    }
+
     /// Move the pointer only.
     pub fn move_to(&mut self, x: i32, y: i32) -> Result<(), MendError> {
         self.conn

@@ -454,6 +454,7 @@ impl Runner<'_> {
         };
         let deadline = self.clock.now_ms() + timeout;
         let mut parked = false;
+        let mut fits = 0;
         loop {
             let t_poll = self.clock.now_ms();
             let frame = self.capture.capture(&q);
@@ -477,10 +478,28 @@ impl Runner<'_> {
             // the whole timeout (a file chooser read in a debug build under load), and a target
             // that showed while it ran must not be refused for a frame taken before it did.
             let last_look = t_poll + self.opts.poll_ms * 4 >= deadline;
-            if !waitable || (self.clock.now_ms() >= deadline && last_look) {
+            // A window reaching past the screen's edge (a dialog taller than the screen) may
+            // hold the target beyond it: fitted onto the screen, and when its least size is
+            // still too large, slid so its bottom edge shows (its buttons). A window moved is
+            // looked at again, past the deadline too (twice at most).
+            let mut moved = false;
+            if r.err.code == ErrorCode::LocatorNotFound && fits < 2 {
+                if let Some(f) = r.frame.as_deref() {
+                    let to = match fits {
+                        0 => fit_onto_screen(&f.info),
+                        _ => slide_onto_screen(&f.info),
+                    };
+                    fits = if to.is_some() { fits + 1 } else { 2 };
+                    if let Some((window, to)) = to {
+                        // A window manager that will not move it leaves the look as it was.
+                        moved = self.input.perform(&Input_::Fit { window, to }).is_ok();
+                    }
+                }
+            }
+            if !waitable || (self.clock.now_ms() >= deadline && last_look && !moved) {
                 return Err(beyond_the_screen(r));
             }
-            if self.clock.now_ms() >= deadline {
+            if self.clock.now_ms() >= deadline && !moved {
                 continue;
             }
             if !parked && r.err.code == ErrorCode::LocatorNotFound {
@@ -1007,6 +1026,59 @@ pub(super) fn past_the_screen(info: &mend_model::FrameInfo) -> bool {
     inside.x < b.x || inside.y < b.y || inside.right() > b.right() || inside.bottom() > b.bottom()
 }
 
+/// A title bar's height, left above a window fitted onto the screen.
+const TITLE_BAR: i32 = 32;
+
+/// Where to put a window that reaches past the screen's edge so all of it shows (frame
+/// top-left, client size): moved onto the screen and, where it runs past the right or bottom
+/// edge, sized to the screen. `None` when the whole window is on the screen.
+pub(super) fn fit_onto_screen(info: &mend_model::FrameInfo) -> Option<(u32, Rect)> {
+    if !past_the_screen(info) {
+        return None;
+    }
+    let w = info.window.as_ref()?;
+    let inside = info.from_screen(&w.rect);
+    let b = info.bounds();
+    let (past_right, past_bottom) = (inside.right() > b.right(), inside.bottom() > b.bottom());
+    // The screen's right and bottom edges are where the frame was cut.
+    let (screen_r, screen_b) = (
+        info.origin.x + info.width as i32,
+        info.origin.y + info.height as i32,
+    );
+    let x = if inside.x < b.x || past_right {
+        0
+    } else {
+        w.rect.x
+    };
+    let width = if past_right { screen_r - 4 } else { w.rect.w };
+    let height = if past_bottom {
+        screen_b - TITLE_BAR
+    } else {
+        w.rect.h
+    };
+    Some((w.id, Rect::new(x, 0, width.max(1), height.max(1))))
+}
+
+/// A window still past the screen's bottom after [`fit_onto_screen`] (its least size is
+/// larger than the screen): slid up so its bottom edge shows, its top past the screen's top.
+/// A later target above it is brought back by the next fit.
+pub(super) fn slide_onto_screen(info: &mend_model::FrameInfo) -> Option<(u32, Rect)> {
+    let w = info.window.as_ref()?;
+    if info.from_screen(&w.rect).bottom() <= info.bounds().bottom() {
+        return None;
+    }
+    let screen_b = info.origin.y + info.height as i32;
+    Some((
+        w.id,
+        Rect::new(
+            w.rect.x,
+            screen_b - w.rect.h - TITLE_BAR,
+            w.rect.w,
+            w.rect.h,
+        ),
+    ))
+}
+
 /// A refusal in a window that reaches past the screen says so: the control may lie beyond the
 /// edge, where no reading can find it, and a person can make the window fit.
 fn beyond_the_screen(mut f: Fail) -> Fail {
@@ -1018,7 +1090,7 @@ fn beyond_the_screen(mut f: Fail) -> Fail {
     };
     if let (Some(w), true) = (info.window.as_ref(), past_the_screen(info)) {
         f.err.message = format!(
-            "{} The window ({}x{} at {},{}) reaches past the screen's edge: the control may lie beyond it. Make the window fit the screen (move or shrink it, a lower DPI or scale, a larger screen), then resume",
+            "{} The window ({}x{} at {},{}) reaches past the screen's edge, also after Mend asked the window manager to fit it: the control may lie beyond it. Make the window fit the screen (move or shrink it, a lower DPI or scale, a larger screen), then resume",
             f.err.message, w.rect.w, w.rect.h, w.rect.x, w.rect.y
         );
     }
@@ -1109,6 +1181,8 @@ mod fit_tests {
             400,
         );
         assert!(!past_the_screen(&info));
+        assert_eq!(fit_onto_screen(&info), None);
+        assert_eq!(slide_onto_screen(&info), None);
         // A frame grown for a menu hanging outside the window: the window itself is whole.
         let info = frame(
             Rect::new(93, 20, 600, 400),
