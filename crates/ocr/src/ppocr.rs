@@ -34,6 +34,10 @@ const DET_MAX_UP: f32 = 2.0;
 const DET_MAX_SIDE: f32 = 2400.0;
 /// A line is read padded to this width at least; a glyph alone to [`GLYPH_MIN_W`].
 const LINE_MIN_W: u32 = 64;
+/// Lines read in one run of the recogniser, at most.
+const REC_BATCH: usize = 8;
+/// The widest line of a batch is at most this many times its narrowest (padding is work).
+const REC_BATCH_SPREAD: f32 = 1.5;
 pub const GLYPH_MIN_W: u32 = 320;
 
 fn err(msg: impl Into<String>) -> MendError {
@@ -165,18 +169,53 @@ impl PpOcr {
         }
         let crop = rgb_crop(img, r);
         let boxes = self.detect(&crop)?;
+        let lines: Vec<RgbImage> = boxes
+            .iter()
+            .map(|b| {
+                let g = b.grown;
+                imageops::crop_imm(&crop, g.x as u32, g.y as u32, g.w as u32, g.h as u32)
+                    .to_image()
+            })
+            .collect();
+        let read = self.recognize_lines(&lines)?;
         let mut words = Vec::new();
-        for (line_no, b) in boxes.iter().enumerate() {
-            let g = b.grown;
-            let line = imageops::crop_imm(&crop, g.x as u32, g.y as u32, g.w as u32, g.h as u32)
-                .to_image();
-            let (glyphs, steps) = self.recognize(&line, LINE_MIN_W)?;
+        for (line_no, (b, (glyphs, steps))) in boxes.iter().zip(read).enumerate() {
             for mut w in words_of(&glyphs, steps, b, &crop) {
                 w.line_key = (0, line_no as u32, 0);
                 words.push(w);
             }
         }
         Ok(words)
+    }
+
+    /// Read many lines, a few at a time in one run of the recogniser (as PaddleOCR does:
+    /// sorted by width, each batch padded to its widest), in the order given. A batch's lines
+    /// are within [`REC_BATCH_SPREAD`]× of each other's width, so little of a run is padding.
+    pub fn recognize_lines(
+        &mut self,
+        lines: &[RgbImage],
+    ) -> Result<Vec<(Vec<Glyph>, usize)>, MendError> {
+        let widths: Vec<u32> = lines.iter().map(rec_width).collect();
+        let mut order: Vec<usize> = (0..lines.len()).collect();
+        order.sort_by_key(|&i| widths[i]);
+        let mut out: Vec<Option<(Vec<Glyph>, usize)>> = vec![None; lines.len()];
+        let mut start = 0;
+        while start < order.len() {
+            let first = widths[order[start]].max(LINE_MIN_W);
+            let mut end = start + 1;
+            while end < order.len()
+                && end - start < REC_BATCH
+                && widths[order[end]].max(LINE_MIN_W) as f32 <= REC_BATCH_SPREAD * first as f32
+            {
+                end += 1;
+            }
+            let batch: Vec<&RgbImage> = order[start..end].iter().map(|&i| &lines[i]).collect();
+            for (k, r) in self.run_rec(&batch, LINE_MIN_W)?.into_iter().enumerate() {
+                out[order[start + k]] = Some(r);
+            }
+            start = end;
+        }
+        Ok(out.into_iter().map(|r| r.unwrap_or_default()).collect())
     }
 
     /// Text boxes in `img`, each with the detector's mean probability, top to bottom.
@@ -225,21 +264,37 @@ impl PpOcr {
         line: &RgbImage,
         min_width: u32,
     ) -> Result<(Vec<Glyph>, usize), MendError> {
-        let (w, h) = line.dimensions();
-        let rw = ((REC_H as f32 * w as f32 / h.max(1) as f32).ceil() as u32).max(8);
-        // Padding is 0 after normalisation (mid-grey), to a multiple of the 8 px time step.
-        let width = rw.max(min_width).div_ceil(8) * 8;
-        let scaled = imageops::resize(line, rw, REC_H, imageops::FilterType::Triangle);
-        let mut data = vec![0f32; 3 * (REC_H * width) as usize];
+        Ok(self.run_rec(&[line], min_width)?.remove(0))
+    }
+
+    /// One run of the recogniser over `lines` stacked in a batch, each brought to the model's
+    /// height and padded (0 after normalisation: mid-grey) to the widest, at least
+    /// `min_width`, a multiple of the 8 px time step. Per line: its characters and the time
+    /// steps over the line itself (not its padding).
+    fn run_rec(
+        &mut self,
+        lines: &[&RgbImage],
+        min_width: u32,
+    ) -> Result<Vec<(Vec<Glyph>, usize)>, MendError> {
+        let widths: Vec<u32> = lines.iter().map(|l| rec_width(l)).collect();
+        let width = widths.iter().copied().max().unwrap_or(8).max(min_width).div_ceil(8) * 8;
         let plane = (REC_H * width) as usize;
-        for (x, y, p) in scaled.enumerate_pixels() {
-            let i = (y * width + x) as usize;
-            for c in 0..3 {
-                data[c * plane + i] = p[2 - c] as f32 / 127.5 - 1.0;
+        let mut data = vec![0f32; lines.len() * 3 * plane];
+        for (n, (line, &rw)) in lines.iter().zip(&widths).enumerate() {
+            let scaled = imageops::resize(*line, rw, REC_H, imageops::FilterType::Triangle);
+            let base = n * 3 * plane;
+            for (x, y, p) in scaled.enumerate_pixels() {
+                let i = (y * width + x) as usize;
+                for c in 0..3 {
+                    data[base + c * plane + i] = p[2 - c] as f32 / 127.5 - 1.0;
+                }
             }
         }
-        let input = Tensor::from_array(([1usize, 3, REC_H as usize, width as usize], data))
-            .map_err(|e| err(format!("recogniser input: {e}")))?;
+        let input = Tensor::from_array((
+            [lines.len(), 3, REC_H as usize, width as usize],
+            data,
+        ))
+        .map_err(|e| err(format!("recogniser input: {e}")))?;
         let out = self
             .rec
             .run(ort::inputs![input])
@@ -254,19 +309,32 @@ impl PpOcr {
                 self.dict.len()
             )));
         }
-        // Only the steps over the line itself (not its padding) count.
-        let used = ((steps as f64 * rw as f64 / width as f64).ceil() as usize).min(steps);
-        let glyphs = ctc_decode(&probs[..steps * classes], steps, classes)
-            .into_iter()
-            .filter(|g| g.1 < used)
-            .map(|(class, step, prob)| Glyph {
-                text: self.dict[class].clone(),
-                prob,
-                step,
+        Ok(widths
+            .iter()
+            .enumerate()
+            .map(|(n, &rw)| {
+                // Only the steps over the line itself (not its padding) count.
+                let used = ((steps as f64 * rw as f64 / width as f64).ceil() as usize).min(steps);
+                let mine = &probs[n * steps * classes..(n + 1) * steps * classes];
+                let glyphs = ctc_decode(mine, steps, classes)
+                    .into_iter()
+                    .filter(|g| g.1 < used)
+                    .map(|(class, step, prob)| Glyph {
+                        text: self.dict[class].clone(),
+                        prob,
+                        step,
+                    })
+                    .collect();
+                (glyphs, used)
             })
-            .collect();
-        Ok((glyphs, used))
+            .collect())
     }
+}
+
+/// A line's width at the recogniser's height, its aspect kept.
+fn rec_width(line: &RgbImage) -> u32 {
+    let (w, h) = line.dimensions();
+    ((REC_H as f32 * w as f32 / h.max(1) as f32).ceil() as u32).max(8)
 }
 
 fn rgb_crop(img: &RgbaImage, r: Rect) -> RgbImage {
