@@ -173,8 +173,7 @@ impl PpOcr {
             .iter()
             .map(|b| {
                 let g = b.grown;
-                imageops::crop_imm(&crop, g.x as u32, g.y as u32, g.w as u32, g.h as u32)
-                    .to_image()
+                imageops::crop_imm(&crop, g.x as u32, g.y as u32, g.w as u32, g.h as u32).to_image()
             })
             .collect();
         let read = self.recognize_lines(&lines)?;
@@ -277,7 +276,14 @@ impl PpOcr {
         min_width: u32,
     ) -> Result<Vec<(Vec<Glyph>, usize)>, MendError> {
         let widths: Vec<u32> = lines.iter().map(|l| rec_width(l)).collect();
-        let width = widths.iter().copied().max().unwrap_or(8).max(min_width).div_ceil(8) * 8;
+        let width = widths
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(8)
+            .max(min_width)
+            .div_ceil(8)
+            * 8;
         let plane = (REC_H * width) as usize;
         let mut data = vec![0f32; lines.len() * 3 * plane];
         for (n, (line, &rw)) in lines.iter().zip(&widths).enumerate() {
@@ -290,11 +296,8 @@ impl PpOcr {
                 }
             }
         }
-        let input = Tensor::from_array((
-            [lines.len(), 3, REC_H as usize, width as usize],
-            data,
-        ))
-        .map_err(|e| err(format!("recogniser input: {e}")))?;
+        let input = Tensor::from_array(([lines.len(), 3, REC_H as usize, width as usize], data))
+            .map_err(|e| err(format!("recogniser input: {e}")))?;
         let out = self
             .rec
             .run(ort::inputs![input])
@@ -753,6 +756,47 @@ fn grey(img: &RgbImage, x: i32, y: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lines of a real window (the practice app's main window, zh) read in batches come
+    /// back in their own order with what each reads alone: a batch's padding adds nothing.
+    /// Needs PP-OCR (the test command fetches it: `scripts/ppocr.sh`).
+    #[test]
+    fn lines_read_in_batches_read_as_each_alone() {
+        let mut pp = PpOcr::from_env().expect("PP-OCR (scripts/ppocr.sh)");
+        let png = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/screenshots/zh/baseline/main.png"
+        );
+        let img = image::open(png).unwrap().to_rgb8();
+        let boxes = pp.detect(&img).unwrap();
+        assert!(boxes.len() >= 10, "{} lines", boxes.len());
+        let lines: Vec<RgbImage> = boxes
+            .iter()
+            .map(|b| {
+                let g = b.grown;
+                imageops::crop_imm(&img, g.x as u32, g.y as u32, g.w as u32, g.h as u32).to_image()
+            })
+            .collect();
+        let text = |g: &[Glyph]| g.iter().map(|x| x.text.as_str()).collect::<String>();
+        let batched = pp.recognize_lines(&lines).unwrap();
+        assert_eq!(batched.len(), lines.len());
+        let mut same = 0;
+        for (line, (glyphs, used)) in lines.iter().zip(&batched) {
+            let (alone, used_alone) = pp.recognize(line, LINE_MIN_W).unwrap();
+            assert_eq!(*used, used_alone, "'{}'", text(&alone));
+            same += usize::from(text(glyphs) == text(&alone));
+        }
+        // Padding may shift a doubtful letter; the lines themselves are the same lines.
+        assert!(
+            same * 10 >= lines.len() * 9,
+            "{same} of {} the same",
+            lines.len()
+        );
+        let all: String = batched.iter().map(|(g, _)| text(g)).collect();
+        for caption in ["查询", "新增", "删除"] {
+            assert!(all.contains(caption), "{caption} in {all}");
+        }
+    }
 
     #[test]
     fn the_detector_sees_a_window_near_its_size_and_a_strip_at_most_doubled() {
