@@ -14,6 +14,7 @@ DEBIAN_PACKAGES=(
     x11-apps xfonts-base xfonts-75dpi
     # ${secret:NAME} from the OS keyring: the Secret Service on a session bus (GNOME Keyring in tests)
     dbus dbus-daemon gnome-keyring libdbus-1-dev
+    at-spi2-core libatk-adaptor
     # building the engine (tesseract, xcap, enigo link these)
     build-essential pkg-config clang libclang-dev libtesseract-dev libleptonica-dev libxcb1-dev
     libxcb-randr0-dev libxcb-shm0-dev libpipewire-0.3-dev libgbm-dev libwayland-dev libxdo-dev

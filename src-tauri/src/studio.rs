@@ -474,6 +474,7 @@ fn on_worker(
     std::thread::spawn(move || {
         let result = (|| {
             let mut locator = Locator::new("chi_sim+eng")?;
+            locator.use_desktop_tree()?;
             let mut input = EnigoInput::new()?;
             let clock = SystemClock::default();
             let mut damage = mend_capture::damage_from_env()?;

@@ -132,6 +132,8 @@ pub(crate) fn runner_parts_for(
     lf: Option<&LoadedFlow>,
 ) -> Result<(Locator, EnigoInput), MendError> {
     let mut locator = Locator::new(lang)?;
+    // The structural rung, where the desktop has an accessibility bus.
+    locator.use_desktop_tree()?;
     let secrets: Vec<String> = lf
         .map(|lf| {
             lf.flow

@@ -115,6 +115,9 @@ pub fn locate(t: &TargetArgs) -> Result<(Frame, Result<Located, Refusal>), MendE
     let target = t.target()?;
     let frame = t.capture()?;
     let mut locator = Locator::new(&t.lang)?;
+    if t.image.is_none() {
+        locator.use_desktop_tree()?;
+    }
     if let Some(m) = mend_llm::from_env(vec![]) {
         locator.semantic = Box::new(m);
     }

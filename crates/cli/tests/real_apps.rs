@@ -16,6 +16,10 @@ use std::path::PathBuf;
 
 fn case(app: &str, look: &str, task: &str) -> Outcome {
     let _desktop = Desktop::start().expect("desktop");
+    run_one(app, look, task)
+}
+
+fn run_one(app: &str, look: &str, task: &str) -> Outcome {
     let spec = real::load_app(app).expect("corpus app");
     // The scorer passes the `mend` it built (MEND_BIN): the shared target dir's may be rebuilt
     // from another branch meanwhile.
@@ -184,7 +188,8 @@ fn mousepad_zh_save_as_completes_by_meaning() {
 /// One case of the matrix, named by `MEND_REAL_APPS_CASE=app/look/task` (the scorer,
 /// `bench/real_apps.py`, runs this once per case, each in a process and on a desktop of its
 /// own, and reads the outcome appended to `MEND_REAL_APPS_OUT`). Without them: the Motif
-/// editor's replace dialog on its default look.
+/// editor's replace dialog on its default look. `MEND_REAL_APPS_TREE=1` runs the case on a
+/// desktop with an accessibility bus (`case_with_tree`).
 #[test]
 fn corpus_case() {
     let name = std::env::var("MEND_REAL_APPS_CASE").unwrap_or("nedit/default/replace".into());
@@ -194,7 +199,11 @@ fn corpus_case() {
         3,
         "MEND_REAL_APPS_CASE=app/look/task, not {name}"
     );
-    let o = case(parts[0], parts[1], parts[2]);
+    let o = if std::env::var("MEND_REAL_APPS_TREE").is_ok_and(|v| v == "1") {
+        case_with_tree(parts[0], parts[1], parts[2])
+    } else {
+        case(parts[0], parts[1], parts[2])
+    };
     if let Some(out) = std::env::var_os("MEND_REAL_APPS_OUT") {
         let mut f = std::fs::OpenOptions::new()
             .create(true)
@@ -239,4 +248,84 @@ fn mousepad_zh_save_as_read_by_ppocr() {
     let o = case_read_by_ppocr("mousepad", "zh", "save_as");
     completed_or_refused(&o);
     assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// `case` on a desktop with an accessibility bus (AT-SPI's, on the desktop's session bus), the
+/// app's toolkit bridge on: the structural rung names the controls, the pixels confirm them.
+fn case_with_tree(app: &str, look: &str, task: &str) -> Outcome {
+    let _desktop = Desktop::start().expect("desktop");
+    let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
+    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
+    unsafe {
+        std::env::set_var(real::TREE_BUS, session.bus_address());
+        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
+    }
+    run_one(app, look, task)
+}
+
+/// Every step's rung, by id.
+fn rungs(o: &Outcome) -> Vec<(String, Option<String>)> {
+    o.steps
+        .iter()
+        .map(|s| (s.id.clone(), s.strategy.clone()))
+        .collect()
+}
+
+/// GTK 3 (issue 33): mousepad's File ▸ Save As..., the file chooser's Name: field and Save,
+/// each named by the tree and confirmed by its pixels. Completes, judged by the file.
+#[test]
+fn mousepad_save_as_by_the_tree() {
+    every_step_by_the_tree(case_with_tree("mousepad", "default", "save_as"));
+}
+
+/// The same flow on the dark theme: the tree's names, the pixels read light on dark.
+#[test]
+fn mousepad_dark_save_as_by_the_tree() {
+    every_step_by_the_tree(case_with_tree("mousepad", "dark", "save_as"));
+}
+
+/// The flow written on the English UI, on the Chinese one: the tree names 文件, 另存为(A)…,
+/// 名称(N):, 保存(S); each is the flow's caption by the UI vocabulary and read so on screen.
+#[test]
+fn mousepad_zh_save_as_by_the_tree() {
+    every_step_by_the_tree(case_with_tree("mousepad", "zh", "save_as"));
+}
+
+fn every_step_by_the_tree(o: Outcome) {
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+    let by_tree = o
+        .steps
+        .iter()
+        .filter(|s| s.strategy.as_deref() == Some("structure"))
+        .count();
+    assert_eq!(
+        by_tree,
+        o.steps.len(),
+        "every step by the tree: {:?}",
+        rungs(&o)
+    );
+}
+
+/// Qt 5 (issue 33): qpdfview's File ▸ Save copy..., Qt's file dialog's File name: field and
+/// its Save button, each named by the tree (Qt's bridge on) and confirmed by its pixels.
+/// Completes, judged by the copy written; a Save click the dialog does not take (seen in
+/// pixel-only runs) is STEP_NOT_VERIFIED, never done without the file.
+#[test]
+fn qpdfview_save_copy_by_the_tree() {
+    let o = case_with_tree("qpdfview", "default", "save_copy");
+    completed_or_refused(&o);
+    if o.verdict != "completed" {
+        assert_eq!(o.code.as_deref(), Some("STEP_NOT_VERIFIED"), "{o:?}");
+    }
+    assert_eq!(o.steps.len(), 4, "every step was tried: {o:?}");
+    assert!(
+        o.steps
+            .iter()
+            .filter(|s| s.status == "passed")
+            .all(|s| s.strategy.as_deref() == Some("structure")),
+        "every step by the tree: {:?}",
+        rungs(&o)
+    );
+    assert!(o.steps[..3].iter().all(|s| s.status == "passed"), "{o:?}");
 }

@@ -6,6 +6,7 @@ use image::RgbaImage;
 use mend_capture::Frame;
 use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::{is_ideograph, OcrEngine, OcrMode};
+use mend_structure::Structure;
 use mend_vision::{
     centred_ink, confirm_short, crop, filled_bar, find_template, glyph_stands_out, ink_of,
     pixel_diff, template_places, ControlBox, Verdict, SCALES,
@@ -73,6 +74,13 @@ pub struct Locator {
     /// The meaning rung is asked by the first reader's pass only (a model's answer costs
     /// seconds, and the second reader's pass is about spelling).
     no_meaning: bool,
+    /// The accessibility tree (the structural rung, `structural.rs`), when the desktop has one:
+    /// set by the live faces ([`mend_structure::from_env`]), never on screenshots.
+    pub structure: Option<Box<dyn Structure + Send>>,
+    /// Windows already said to have no tree (said once per run).
+    pub(crate) no_tree: Vec<String>,
+    /// Why the tree did not answer this locate (for the refusal's message).
+    pub(crate) tree_said: Option<String>,
 }
 
 /// `reading` holds the target's whole caption and more words: a look-alike ("Save As…" for
@@ -156,6 +164,9 @@ impl Locator {
                 None => None,
             },
             no_meaning: false,
+            structure: None,
+            no_tree: Vec::new(),
+            tree_said: None,
         })
     }
 
@@ -222,6 +233,9 @@ impl Locator {
         target: &Target,
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
+        if let Some(l) = self.by_tree(frame, target)? {
+            return Ok(l);
+        }
         let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
         self.refuted.clear();
         let r = self.locate_in(&mut scene, target, recorded);
@@ -230,7 +244,15 @@ impl Locator {
             _ => r,
         };
         self.cache = scene.into_cache();
-        r
+        // A refusal says what the tree saw too, when the window has one.
+        r.map_err(|mut e| {
+            if let Some(why) = self.tree_said.take() {
+                e.error
+                    .message
+                    .push_str(&format!(" (accessibility tree: {why})"));
+            }
+            e
+        })
     }
 
     /// Two readers, one verdict (`MEND_OCR=both`). A place the first reader found by its

@@ -1,7 +1,7 @@
 //! The locator chain: find the control a step means on a frame, cheapest rung first, and
 //! refuse rather than guess.
 //!
-//! exact (recorded box + template crop + text agree) → fuzzy OCR (near the recorded place, then
+//! structure (the accessibility tree's node, confirmed by the pixels; `structural.rs`) → exact (recorded box + template crop + text agree) → fuzzy OCR (near the recorded place, then
 //! window-wide) → semantic (a [`SemanticMatcher`]: the offline matcher here, an LLM later) →
 //! anchor (a stable label plus the recorded offset). Each rung yields scored candidates; the
 //! first rung with one clear winner answers. Two plausible winners are `LOCATOR_AMBIGUOUS`,
@@ -11,6 +11,7 @@ mod chain;
 mod change;
 mod scene;
 mod semantic;
+mod structural;
 pub mod text;
 
 pub use chain::{Locator, Recorded, Refusal};

@@ -92,6 +92,15 @@ pub fn english_meaning(label: &str) -> Option<&'static str> {
         .find(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '))
 }
 
+/// Whether two captions mean the same by the UI vocabulary (Save As and 另存为), or are the
+/// same words.
+pub(crate) fn same_meaning(a: &str, b: &str) -> bool {
+    label_match(a, b) == Some(1.0)
+        || meanings(a)
+            .into_iter()
+            .any(|w| label_match(w, b) == Some(1.0))
+}
+
 /// The built-in offline matcher: a target's label or its synonyms (including the other
 /// language), with the role checked. Two different controls that both fit → no answer.
 #[derive(Debug, Default, Clone, Copy)]

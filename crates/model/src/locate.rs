@@ -43,6 +43,8 @@ impl Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
+    /// The accessibility tree named it and the pixels agreed.
+    Structure,
     Exact,
     FuzzyOcr,
     Semantic,
@@ -52,6 +54,7 @@ pub enum Strategy {
 impl Strategy {
     pub fn as_str(self) -> &'static str {
         match self {
+            Strategy::Structure => "structure",
             Strategy::Exact => "exact",
             Strategy::FuzzyOcr => "fuzzy_ocr",
             Strategy::Semantic => "semantic",

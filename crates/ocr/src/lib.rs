@@ -22,6 +22,6 @@ mod tsv;
 
 pub use engine::{GlyphRead, OcrEngine, OcrMode, OcrOptions, Reader};
 pub use lines::{is_ideograph, join_lines, Line};
-pub use ppocr::PpOcr;
+pub use ppocr::{available as ppocr_available, PpOcr};
 pub use prep::{is_dark, normalize_polarity, prepare, prepare_glyphs, restore_inverted_cells};
 pub use tsv::{parse_tsv, parse_tsv_with, Word};

@@ -231,6 +231,18 @@ pub struct Runner<'a> {
     /// ([`Runner::let_new_window_settle`]), and no key of a type step goes out while it is
     /// there unhandled. `None` before the first input.
     known_windows: Option<HashSet<u32>>,
+    /// Where each target (by [`seen_key`]) was last found: the frame and the answer. A
+    /// `not_exists` that reads nothing there still holds only where those pixels changed
+    /// (`run/screen.rs`, `still_shown`): unread is not gone.
+    last_seen: HashMap<String, (Frame, Located)>,
+}
+
+/// The key a target is remembered by between a step that found it and a check about it.
+pub(crate) fn seen_key(spec: &TargetSpec, target: &Target) -> String {
+    format!(
+        "{:?}|{:?}|{:?}|{:?}",
+        target.text, target.role, target.near, spec.window
+    )
 }
 
 pub const BREAKERS: &str = "breakers";
@@ -301,6 +313,7 @@ impl<'a> Runner<'a> {
             app_wait_ms: 0,
             last_click: None,
             known_windows: None,
+            last_seen: HashMap::new(),
             rows: 1,
         }
     }

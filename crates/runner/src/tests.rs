@@ -78,6 +78,10 @@ struct World {
     tooltip: Option<&'static str>,
     /// The next finds see nothing at all (a look that falls on a screen in between).
     blink: u32,
+    /// After this many finds, none reads anything (a caption the reader stopped reading,
+    /// its pixels unchanged); `finds` counts them.
+    blind_after: Option<u32>,
+    finds: u32,
     /// The next click on a field opens the notice 提示 (the popup window) in front of it, as
     /// a session notice may come up between the click and the first key.
     notice_on_click: bool,
@@ -462,6 +466,17 @@ impl Finder for Seer {
     }
 
     fn find(&mut self, frame: &Frame, t: &Target, _: &Recorded) -> Result<Located, Refusal> {
+        let finds = {
+            let mut w = self.0.borrow_mut();
+            w.finds += 1;
+            w.finds
+        };
+        if self.0.borrow().blind_after.is_some_and(|n| finds > n) {
+            return Err(Refusal {
+                error: MendError::new(ErrorCode::LocatorNotFound, "read as nothing"),
+                candidates: vec![],
+            });
+        }
         if self.0.borrow().blink > 0 {
             self.0.borrow_mut().blink -= 1;
             return Err(Refusal {
@@ -2133,5 +2148,34 @@ timeout_ms = 300
     // Gone on both looks: it holds.
     let b = bench("result");
     let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+}
+
+/// Unread is not gone: a control found by an earlier step and then read as nothing on a
+/// screen whose pixels where it was have not changed is still there — a `not_exists` on it
+/// fails (a Save's verify on a dialog still open, its field's caption misread twice). Where
+/// the screen did change there, absence holds.
+#[test]
+fn an_unread_control_whose_pixels_are_still_there_is_no_absence() {
+    let body = r#"
+[[step]]
+action = "assert"
+check = [{ exists = { text = "结果" } }]
+
+[[step]]
+action = "assert"
+check = [{ not_exists = { text = "结果" } }]
+timeout_ms = 300
+"#;
+    let b = bench("result");
+    b.world.borrow_mut().blind_after = Some(1);
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.code, Some(ErrorCode::AssertionFailed), "{s:?}");
+    assert_eq!(s.steps[0].status, "passed", "{s:?}");
+    // The screen changed there (the next screen shows no 结果): gone.
+    let b = bench("result");
+    b.world.borrow_mut().blind_after = Some(1);
+    b.world.borrow_mut().later = Some((1, "main"));
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
     assert_eq!(s.status, "passed", "{s:?}");
 }

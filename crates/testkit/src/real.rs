@@ -425,6 +425,18 @@ impl RealApp {
                 .chain(&look.env)
                 .map(|(k, v)| (k.clone(), expand(v, &work))),
         );
+        // On a desktop with an accessibility bus (a test that started one: `TREE_BUS`), the
+        // app joins that session bus with its toolkit's bridge on, as on a desktop where a
+        // screen reader runs: GTK's atk-bridge (GTK 2 through its modules), Qt's own bridge
+        // (off unless asked), Java's ATK wrapper.
+        let tree_bus = std::env::var(TREE_BUS).ok().filter(|b| !b.is_empty());
+        if let Some(bus) = &tree_bus {
+            env.retain(|(k, _)| k != "NO_AT_BRIDGE");
+            env.push(("DBUS_SESSION_BUS_ADDRESS".into(), bus.clone()));
+            env.push(("QT_LINUX_ACCESSIBILITY_ALWAYS_ON".into(), "1".into()));
+            env.push(("QT_ACCESSIBILITY".into(), "1".into()));
+            env.push(("GTK_MODULES".into(), "gail:atk-bridge".into()));
+        }
         if let Some(loc) = &look.locale {
             let dir = locale_dir(loc)?;
             let name = format!("{loc}.UTF-8");
@@ -469,10 +481,16 @@ impl RealApp {
         // On its own session bus, as on any desktop: GTK binds its settings through it, and
         // without one a check box bound to a setting reverts at once (mousepad's "Replace all
         // in:" would not stay ticked, and Mend rightly refused with CHECK_NOT_SET).
-        let mut cmd = with_env("dbus-run-session");
-        cmd.arg("--")
-            .arg(prog)
-            .args(base_args.iter().map(|a| expand(a, &work)))
+        let mut cmd = match &tree_bus {
+            // The desktop's session bus, where the accessibility bus is.
+            Some(_) => with_env(prog),
+            None => {
+                let mut c = with_env("dbus-run-session");
+                c.arg("--").arg(prog);
+                c
+            }
+        };
+        cmd.args(base_args.iter().map(|a| expand(a, &work)))
             .args(&look.args)
             .args(task.args.iter().map(|a| expand(a, &work)))
             .current_dir(&work)
@@ -972,6 +990,12 @@ pub fn verdict(
 
 /// Start `app` in `look`, run `mend run` on `task`'s flow (killed after the task's timeout,
 /// default 240 s), judge the effect from outside, stop the app. The desktop must be up.
+/// The variable a test sets to the session bus of its accessibility session
+/// (`mend_structure::start_a11y_session`): real apps then join it with their bridges on, and
+/// `mend` (which inherits the test's environment, `DBUS_SESSION_BUS_ADDRESS` included) reads
+/// their trees.
+pub const TREE_BUS: &str = "MEND_TESTKIT_TREE_BUS";
+
 pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Outcome> {
     run_case_at(mend, app, look, task, None).map(|(o, _)| o)
 }

@@ -4,6 +4,10 @@
 use super::*;
 use mend_locate::text::label_match;
 
+/// Mean difference per channel (0–255) under which a place's pixels are the same ones: a
+/// caret's blink or a focus ring redrawn is well under it, another caption far over.
+const SAME_PIXELS: f64 = 4.0;
+
 impl Runner<'_> {
     /// Wait until the application shows it handled the input just sent at `rect` (frame
     /// pixels of `before`), or `max_ms` pass. With a damage stream watching the input: until
@@ -265,7 +269,11 @@ impl Runner<'_> {
                 template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
             };
             match me.finder.find(&frame, &target, &recorded) {
-                Ok(l) => Ok(Some(l)),
+                Ok(l) => {
+                    me.last_seen
+                        .insert(seen_key(t, &target), (frame.clone(), l.clone()));
+                    Ok(Some(l))
+                }
                 Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok(None),
                 // Two candidates: it exists, whichever it is (one read as the text itself
                 // speaks for both, below).
@@ -302,12 +310,18 @@ impl Runner<'_> {
             // Absence is seen twice, a fresh frame apart: one look can fall on a screen in
             // between (a popup closing, a dialog repainting after a click that did not take),
             // and a check that passed there would call a write done that never happened.
+            // And unread is not gone: where the control was last found, its pixels must have
+            // changed (or its window closed) — a caption misread twice on a dialog still open
+            // called a Save done that never happened (qpdfview's File name:, read by PP-OCR).
             Check::NotExists(t) => {
                 if exists(self, t)?.is_some() {
                     return Ok(false);
                 }
                 self.clock.sleep_ms(self.opts.poll_ms * 4);
-                Ok(exists(self, t)?.is_none())
+                if exists(self, t)?.is_some() {
+                    return Ok(false);
+                }
+                Ok(!self.still_shown(lf, t, vars)?)
             }
             Check::WindowTitle(p) => {
                 let q = self.dialog_queries(lf, &[p])?.remove(0);
@@ -323,6 +337,54 @@ impl Runner<'_> {
                 Ok(exists(self, target)?.is_some_and(|l| re.is_match(&l.text)))
             }
         }
+    }
+
+    /// Whether the pixels of the place `t` was last found at (in this run) are still on the
+    /// screen, unchanged, in the same window: then the control is there, read or not. For a
+    /// field the place is its caption beside it ([`Finder::crop_for`]'s part left of the
+    /// field: its own box holds the text typed since); a field whose caption is not on its
+    /// rows, or a target never found, has no place to compare and counts as gone.
+    fn still_shown(
+        &mut self,
+        lf: &LoadedFlow,
+        t: &TargetSpec,
+        vars: &Row,
+    ) -> Result<bool, MendError> {
+        let target = target_of(t, vars)?;
+        let Some((old, l)) = self.last_seen.get(&seen_key(t, &target)).cloned() else {
+            return Ok(false);
+        };
+        let place = match target.role {
+            Role::Field => match self.finder.crop_for(&old, &target, l.rect) {
+                Some(r) if r.x < l.rect.x => Rect::new(r.x, r.y, l.rect.x - r.x, r.h),
+                _ => return Ok(false),
+            },
+            _ => l.rect,
+        };
+        let q = self.query_for(lf, t)?;
+        let now = match self.capture.capture(&q) {
+            Ok(f) => f,
+            Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        let same_window = match (&old.info.window, &now.info.window) {
+            (Some(a), Some(b)) => a.id == b.id,
+            _ => false,
+        };
+        if !same_window {
+            return Ok(false);
+        }
+        let at_now = now.info.from_screen(&old.info.to_screen(&place));
+        let (Some(was), Some(is)) = (
+            mend_vision::crop(&old.image, place),
+            mend_vision::crop(&now.image, at_now),
+        ) else {
+            return Ok(false);
+        };
+        Ok(
+            was.dimensions() == is.dimensions()
+                && mend_vision::pixel_diff(&was, &is) <= SAME_PIXELS,
+        )
     }
 
     /// If an interrupt window is up, click its button. Returns whether one was handled.

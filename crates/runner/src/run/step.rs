@@ -460,7 +460,11 @@ impl Runner<'_> {
             let frame = self.capture.capture(&q);
             let r = match frame {
                 Ok(f) => match self.finder.find(&f, &target, &recorded) {
-                    Ok(l) => return Ok((f, l)),
+                    Ok(l) => {
+                        self.last_seen
+                            .insert(seen_key(spec, &target), (f.clone(), l.clone()));
+                        return Ok((f, l));
+                    }
                     Err(refusal) => Fail {
                         err: refusal.error,
                         acted: false,

@@ -1,0 +1,535 @@
+//! The structural rung: where the target's window exposes an accessibility tree (AT-SPI now,
+//! UI Automation later: the `mend_structure::Structure` seam), the control is named by role and
+//! name in the tree — and **checked against the pixels** before anything is answered.
+//!
+//! The tree is one witness, never an authority. A node is answered only when its box lies in
+//! the frame (inside the window or one of its popups) and the frame's pixels there read the
+//! caption (or, for a one-glyph caption, its ink has the glyph's shape); for a field, the
+//! caption the tree relates it to reads so at the label's own box. Everything else passes down
+//! to the pixel rungs — an empty tree (a Qt app at cold start), extents off the frame (a tree
+//! lagging a move), a box whose reading is blank or a near spelling — except a box whose pixels
+//! read *another caption*: the tree names one control where the screen shows another (a stale
+//! tree, a covering window), which is a refusal, never a click.
+
+use crate::chain::{Locator, Refusal};
+use crate::scene::line_ocr;
+use crate::text::{label_match, normalize, similarity};
+use mend_capture::Frame;
+use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
+use mend_ocr::OcrEngine;
+use mend_structure::{AtSpi, Node, Snapshot};
+use mend_vision::{confirm_short, ink_of, Verdict};
+
+impl Locator {
+    /// The live desktop's accessibility tree for the structural rung, unless `MEND_TREE=off`.
+    /// No session bus or no AT-SPI registry: said once, and the pixel rungs work as before.
+    pub fn use_desktop_tree(&mut self) -> Result<(), MendError> {
+        match std::env::var("MEND_TREE").ok().as_deref().map(str::trim) {
+            None | Some("") | Some("on") => {}
+            Some("off") => return Ok(()),
+            Some(other) => {
+                return Err(MendError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("MEND_TREE={other}: say on or off"),
+                ))
+            }
+        }
+        match AtSpi::connect() {
+            Ok(Some(t)) => self.structure = Some(Box::new(t)),
+            Ok(None) => eprintln!(
+                "note: no accessibility bus (AT-SPI) on this desktop: controls are found by their pixels"
+            ),
+            Err(e) => eprintln!(
+                "note: the accessibility bus could not be reached ({e}): controls are found by their pixels"
+            ),
+        }
+        Ok(())
+    }
+
+    /// The structural rung: the control the window's accessibility tree names, confirmed by
+    /// the frame's pixels. `Ok(None)`: the pixel rungs decide (why is kept for their refusal:
+    /// [`Locator::tree_said`]).
+    pub(crate) fn by_tree(
+        &mut self,
+        frame: &Frame,
+        target: &Target,
+    ) -> Result<Option<Located>, Refusal> {
+        self.tree_said = None;
+        let (Some(tree), Some(win)) = (self.structure.as_mut(), frame.info.window.as_ref()) else {
+            return Ok(None);
+        };
+        if target.text.is_none() {
+            return Ok(None);
+        }
+        let snap = match tree.window(win) {
+            Ok(s) => s,
+            Err(e) => {
+                let title = win.title.clone();
+                self.say_no_tree(&title, &format!("its tree could not be read ({e})"));
+                None
+            }
+        };
+        if snap.is_none() {
+            let title = win.title.clone();
+            self.say_no_tree(&title, "it exposes no accessibility tree");
+        }
+        let v = by_structure(&mut self.ocr, frame, snap.as_ref(), target).map_err(|e| Refusal {
+            error: e,
+            candidates: vec![],
+        })?;
+        match v {
+            TreeVerdict::Found(l) => Ok(Some(l)),
+            TreeVerdict::Refuse(r) => Err(r),
+            TreeVerdict::PassDown(why) => {
+                self.tree_said = Some(why);
+                Ok(None)
+            }
+        }
+    }
+
+    fn say_no_tree(&mut self, title: &str, why: &str) {
+        if !self.no_tree.iter().any(|t| t == title) {
+            eprintln!("note: window '{title}': {why}; its controls are found by their pixels");
+            self.no_tree.push(title.to_string());
+        }
+    }
+}
+
+/// What the tree and the pixels said about a target.
+pub(crate) enum TreeVerdict {
+    /// Named by the tree, confirmed by the pixels.
+    Found(Located),
+    /// The tree cannot decide (no tree, no node, several, pixels unsure): the pixel rungs do.
+    PassDown(String),
+    /// The tree names the target at a place whose pixels show another control.
+    Refuse(Refusal),
+}
+
+/// AT-SPI roles a target's role can be.
+fn role_fits(want: Role, node_role: &str) -> bool {
+    let r = node_role;
+    match want {
+        Role::Button => matches!(
+            r,
+            "push button" | "toggle button" | "button" | "radio button" | "check box"
+        ),
+        Role::Menu => matches!(
+            r,
+            "menu" | "menu item" | "check menu item" | "radio menu item" | "tear off menu item"
+        ),
+        Role::Field => is_field_role(r),
+        Role::Label => matches!(r, "label" | "static" | "heading" | "caption"),
+        Role::ColumnHeader => matches!(r, "column header" | "table column header"),
+        Role::Row => matches!(r, "table row" | "list item" | "tree item"),
+        Role::Table => matches!(r, "table" | "tree table" | "list" | "tree"),
+        Role::Text => matches!(r, "label" | "text" | "paragraph" | "static" | "heading"),
+        // Any control with a caption; never a container (a frame or panel is named by its
+        // title, and its box holds every control in it).
+        Role::Any => !matches!(
+            r,
+            "frame"
+                | "dialog"
+                | "window"
+                | "file chooser"
+                | "panel"
+                | "filler"
+                | "scroll pane"
+                | "split pane"
+                | "layered pane"
+                | "root pane"
+                | "viewport"
+                | "page tab list"
+                | "tool bar"
+                | "menu bar"
+                | "application"
+                | "unknown"
+        ),
+    }
+}
+
+fn is_field_role(r: &str) -> bool {
+    matches!(
+        r,
+        "text" | "entry" | "password text" | "spin button" | "editbar" | "terminal"
+    )
+}
+
+/// The tree's name means the target's caption: the same words (mnemonics, a trailing colon or
+/// ellipsis, case aside), or the same words in the UI vocabulary's other language (a flow
+/// written on the English UI, a tree in Chinese: Save As is 另存为). A tree is not OCR: no
+/// near spelling counts.
+fn name_is(text: &str, name: &str) -> bool {
+    crate::semantic::same_meaning(text, name)
+}
+
+/// A node the operator can see now.
+fn on_screen(n: &Node) -> bool {
+    n.states.showing && n.states.visible && n.rect.w > 0 && n.rect.h > 0
+}
+
+/// How a box's reading stands to the caption the tree gave it.
+#[derive(Debug, PartialEq)]
+enum Reading {
+    /// The caption's words, whole and in order, with at most other ink set apart (an icon, a
+    /// shortcut, a check mark).
+    Agrees,
+    /// Nothing legible, or a near spelling: the pixels neither confirm nor deny.
+    Unsure,
+    /// Another caption: nothing in it is the target's words or a misreading of them.
+    Other(String),
+}
+
+fn judge_reading(text: &str, reading: &str) -> Reading {
+    if normalize(reading).is_empty() {
+        return Reading::Unsure;
+    }
+    if label_match(text, reading).is_some() {
+        return Reading::Agrees;
+    }
+    let words: Vec<&str> = reading.split_whitespace().collect();
+    let t = normalize(text);
+    let mut best = 0.0f64;
+    for i in 0..words.len() {
+        for j in (i + 1)..=words.len().min(i + 8) {
+            let part = words[i..j].join(" ");
+            best = best.max(similarity(&t, &normalize(&part)));
+            if label_match(text, &part).is_some()
+                && words[..i]
+                    .iter()
+                    .chain(&words[j..])
+                    .all(|w| icon_like(w) || shortcut_like(w))
+            {
+                return Reading::Agrees;
+            }
+        }
+    }
+    let letters = reading.chars().filter(|c| c.is_alphanumeric()).count();
+    // The caption with a word more ("Save As..." where the tree says "Save") is another
+    // control's caption, as is text nothing like it.
+    let more = normalize(reading).contains(&t) && crate::text::adds_a_word(&t, &normalize(reading));
+    if more || (best < 0.5 && letters >= 2) {
+        Reading::Other(reading.trim().to_string())
+    } else {
+        Reading::Unsure
+    }
+}
+
+/// What an icon before a caption reads as: a mark or two, never a word of three letters.
+fn icon_like(w: &str) -> bool {
+    w.chars().count() <= 2
+}
+
+/// What a menu item shows after its caption: a shortcut (Ctrl+S, F5, Shift+Ctrl+S), an arrow,
+/// a mark.
+fn shortcut_like(w: &str) -> bool {
+    let lower = w.to_lowercase();
+    !w.chars().any(|c| c.is_alphanumeric())
+        || w.contains('+')
+        || (lower.starts_with('f')
+            && lower.len() <= 3
+            && lower[1..].chars().all(|c| c.is_ascii_digit()))
+        || matches!(
+            lower.as_str(),
+            "ctrl" | "alt" | "shift" | "del" | "ins" | "esc" | "enter" | "tab" | "backspace"
+        )
+}
+
+/// Where the frame shows the window and its popups (frame pixels): a tree box must lie in one.
+fn shown_areas(frame: &Frame) -> Vec<Rect> {
+    let bounds = frame.info.bounds();
+    let mut areas: Vec<Rect> = frame
+        .info
+        .window_in_frame()
+        .into_iter()
+        .chain(frame.info.popups.iter().copied())
+        .filter_map(|r| r.intersect(&bounds))
+        .collect();
+    if areas.is_empty() {
+        areas.push(bounds);
+    }
+    areas
+}
+
+fn inside_any(r: &Rect, areas: &[Rect]) -> bool {
+    areas
+        .iter()
+        .any(|a| r.x >= a.x && r.y >= a.y && r.right() <= a.right() && r.bottom() <= a.bottom())
+}
+
+/// The text the frame shows in `r` (frame pixels), read as one line or a small region.
+fn read_box(ocr: &mut OcrEngine, frame: &Frame, r: Rect) -> Result<String, MendError> {
+    let bounds = frame.info.bounds();
+    let Some(at) = r.inflate(1).intersect(&bounds) else {
+        return Ok(String::new());
+    };
+    let lines = ocr.read_lines(&frame.image, at, line_ocr(at.h.min(60)))?;
+    Ok(lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// A caption of one to three glyphs whose box nothing legible was read in: its ink drawn as the
+/// caption in the machine's fonts.
+fn shape_agrees(frame: &Frame, text: &str, r: Rect) -> bool {
+    let glyphs = text.chars().filter(|c| !c.is_whitespace()).count();
+    if !(1..=3).contains(&glyphs) {
+        return false;
+    }
+    let Some(ink) = ink_of(&frame.image, r.inflate(-2)) else {
+        return false;
+    };
+    matches!(confirm_short(text, &ink, None), Verdict::Fits(_))
+}
+
+/// The structural rung on one frame and the snapshot of its window's tree (`None`: the window
+/// has no tree).
+pub(crate) fn by_structure(
+    ocr: &mut OcrEngine,
+    frame: &Frame,
+    snapshot: Option<&Snapshot>,
+    target: &Target,
+) -> Result<TreeVerdict, MendError> {
+    let Some(text) = target.text.as_deref() else {
+        return Ok(TreeVerdict::PassDown("the target has no caption".into()));
+    };
+    let Some(snap) = snapshot else {
+        return Ok(TreeVerdict::PassDown("the window has no tree".into()));
+    };
+    if snap.nodes.is_empty() {
+        return Ok(TreeVerdict::PassDown(
+            "the window's tree is empty (not built yet?)".into(),
+        ));
+    }
+    if target.role == Role::Field {
+        return field(ocr, frame, snap, text);
+    }
+    let named: Vec<&Node> = snap
+        .nodes
+        .iter()
+        .filter(|n| on_screen(n) && role_fits(target.role, &n.role) && name_is(text, &n.name))
+        .collect();
+    // The same control can appear twice (a menu's title and its popup's own accessible):
+    // one box, one candidate.
+    let mut boxes: Vec<&Node> = Vec::new();
+    for n in named {
+        if !boxes.iter().any(|b| b.rect == n.rect) {
+            boxes.push(n);
+        }
+    }
+    let node = match boxes.as_slice() {
+        [] => {
+            return Ok(TreeVerdict::PassDown(format!(
+                "the tree names no {:?} '{text}' on screen",
+                target.role
+            )))
+        }
+        [n] => *n,
+        many => {
+            return Ok(TreeVerdict::PassDown(format!(
+                "the tree names {} controls '{text}'",
+                many.len()
+            )))
+        }
+    };
+    let r = frame.info.from_screen(&node.rect);
+    if !inside_any(&r, &shown_areas(frame)) {
+        return Ok(TreeVerdict::PassDown(format!(
+            "the tree's box for '{text}' ({},{} {}×{}) is not in the window's picture (a tree behind a move?)",
+            r.x, r.y, r.w, r.h
+        )));
+    }
+    // The pixels must show the caption the tree gives (in the UI's own language).
+    let shown = node.name.as_str();
+    let reading = read_box(ocr, frame, r)?;
+    match judge_reading(shown, &reading) {
+        Reading::Agrees => Ok(TreeVerdict::Found(answer(frame, r, shown, 1.0))),
+        Reading::Unsure if shape_agrees(frame, shown, r) => {
+            Ok(TreeVerdict::Found(answer(frame, r, shown, 0.95)))
+        }
+        Reading::Unsure => Ok(TreeVerdict::PassDown(format!(
+            "the pixels at the tree's '{text}' read '{reading}'"
+        ))),
+        Reading::Other(seen) => Ok(TreeVerdict::Refuse(Refusal {
+            error: MendError::new(
+                ErrorCode::LocatorAmbiguous,
+                format!(
+                    "the accessibility tree names '{text}' ({}) at {},{}, but the screen shows '{seen}' there: the tree is stale or another window covers it. Nothing was clicked: check the screen, then pick the control",
+                    node.path, r.x, r.y
+                ),
+            ),
+            candidates: vec![Candidate {
+                rect: r,
+                text: seen,
+                role: target.role,
+                score: 0.0,
+            }],
+        })),
+    }
+}
+
+fn answer(frame: &Frame, r: Rect, text: &str, confidence: f64) -> Located {
+    Located {
+        strategy: Strategy::Structure,
+        rect: r,
+        screen_box: frame.info.to_screen(&r),
+        confidence,
+        text: text.to_string(),
+        frame_id: frame.info.id,
+    }
+}
+
+/// A field by its caption: the entry the tree relates to a label of that caption
+/// (`labelled-by`), else the one entry on the label's row to its right or just below it. The
+/// caption's own box must read the caption; the field's box must lie in the window.
+fn field(
+    ocr: &mut OcrEngine,
+    frame: &Frame,
+    snap: &Snapshot,
+    text: &str,
+) -> Result<TreeVerdict, MendError> {
+    let areas = shown_areas(frame);
+    let labels: Vec<&Node> = snap
+        .nodes
+        .iter()
+        .filter(|n| on_screen(n) && !is_field_role(&n.role) && name_is(text, &n.name))
+        .collect();
+    let fields: Vec<&Node> = snap
+        .nodes
+        .iter()
+        .filter(|n| on_screen(n) && is_field_role(&n.role))
+        .collect();
+    let related: Vec<&Node> = fields
+        .iter()
+        .copied()
+        .filter(|f| f.labelled_by.iter().any(|l| name_is(text, l)))
+        .collect();
+    let (field, label) = match (related.as_slice(), labels.as_slice()) {
+        ([f], [l]) => (*f, *l),
+        ([], [l]) => {
+            let beside: Vec<&Node> = fields
+                .iter()
+                .copied()
+                .filter(|f| beside_label(&l.rect, &f.rect))
+                .collect();
+            match beside.as_slice() {
+                [f] => (*f, *l),
+                _ => {
+                    return Ok(TreeVerdict::PassDown(format!(
+                        "the tree has {} entries beside its label '{text}'",
+                        beside.len()
+                    )))
+                }
+            }
+        }
+        (r, l) => {
+            return Ok(TreeVerdict::PassDown(format!(
+                "the tree relates {} entries and {} labels to '{text}'",
+                r.len(),
+                l.len()
+            )))
+        }
+    };
+    let fr = frame.info.from_screen(&field.rect);
+    let lr = frame.info.from_screen(&label.rect);
+    if !inside_any(&fr, &areas) || !inside_any(&lr, &areas) {
+        return Ok(TreeVerdict::PassDown(format!(
+            "the tree's field for '{text}' is not in the window's picture (a tree behind a move?)"
+        )));
+    }
+    let reading = read_box(ocr, frame, lr)?;
+    match judge_reading(&label.name, &reading) {
+        Reading::Agrees => Ok(TreeVerdict::Found(answer(frame, fr, &label.name, 1.0))),
+        Reading::Unsure => Ok(TreeVerdict::PassDown(format!(
+            "the pixels at the tree's label '{text}' read '{reading}'"
+        ))),
+        Reading::Other(seen) => Ok(TreeVerdict::Refuse(Refusal {
+            error: MendError::new(
+                ErrorCode::LocatorAmbiguous,
+                format!(
+                    "the accessibility tree labels a field '{text}' at {},{}, but the screen shows '{seen}' at its label: the tree is stale or another window covers it. Nothing was typed: check the screen, then pick the field",
+                    fr.x, fr.y
+                ),
+            ),
+            candidates: vec![Candidate {
+                rect: fr,
+                text: seen,
+                role: Role::Field,
+                score: 0.0,
+            }],
+        })),
+    }
+}
+
+/// An entry on a label's row to its right (within 400 px), or just below it, left edges close.
+fn beside_label(label: &Rect, field: &Rect) -> bool {
+    let lc = label.center();
+    let right = field.x >= label.x + label.w / 2
+        && field.x - label.right() <= 400
+        && lc.y >= field.y
+        && lc.y <= field.bottom();
+    let below = field.y >= label.bottom() - 2
+        && field.y - label.bottom() <= 2 * label.h.max(10)
+        && (field.x - label.x).abs() <= 2 * label.h.max(10);
+    right || below
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reading_with_an_icon_or_a_shortcut_beside_the_caption_agrees() {
+        assert_eq!(
+            judge_reading("Save As...", "Save As... Shift+Ctrl+S"),
+            Reading::Agrees
+        );
+        assert_eq!(judge_reading("Save", "Ld Save"), Reading::Agrees);
+        assert_eq!(judge_reading("File", "File"), Reading::Agrees);
+        // Read out of order: a menu item's shortcut, right of it, first.
+        assert_eq!(
+            judge_reading("Save As...", "Shift+Ctrl+S Save As..."),
+            Reading::Agrees
+        );
+    }
+
+    #[test]
+    fn another_caption_is_other_and_a_misreading_is_unsure() {
+        assert_eq!(
+            judge_reading("Save", "Cancel"),
+            Reading::Other("Cancel".into())
+        );
+        assert_eq!(judge_reading("Save", "Sawe"), Reading::Unsure);
+        assert_eq!(
+            judge_reading("Save", "Save As..."),
+            Reading::Other("Save As...".into())
+        );
+        assert_eq!(
+            judge_reading("Save", "Save Changes"),
+            Reading::Other("Save Changes".into())
+        );
+        assert_eq!(judge_reading("Save", ""), Reading::Unsure);
+        assert_eq!(judge_reading("Save", "|"), Reading::Unsure);
+    }
+
+    #[test]
+    fn containers_are_no_targets_and_menus_are_menus() {
+        assert!(!role_fits(Role::Any, "frame"));
+        assert!(!role_fits(Role::Any, "menu bar"));
+        assert!(role_fits(Role::Any, "push button"));
+        assert!(role_fits(Role::Menu, "menu"));
+        assert!(role_fits(Role::Menu, "menu item"));
+        assert!(!role_fits(Role::Button, "menu item"));
+        assert!(role_fits(Role::Field, "text"));
+    }
+
+    #[test]
+    fn a_field_beside_or_below_its_label() {
+        let label = Rect::new(10, 10, 60, 20);
+        assert!(beside_label(&label, &Rect::new(80, 6, 200, 28)));
+        assert!(beside_label(&label, &Rect::new(10, 32, 200, 28)));
+        assert!(!beside_label(&label, &Rect::new(80, 60, 200, 28)));
+        assert!(!beside_label(&label, &Rect::new(600, 6, 200, 28)));
+    }
+}

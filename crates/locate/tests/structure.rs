@@ -1,0 +1,257 @@
+//! The structural rung on the practice app's screenshots, its tree given at the seam
+//! (`FakeStructure`, the snapshot an AT-SPI walk would give, built from the screen's true
+//! geometry) and its pixels read by the real readers. A tree is a witness, never an
+//! authority: every stale tree here — extents off the window, an empty tree, a tree naming
+//! another control at the place the pixels show, a window covered where the tree says the
+//! control is — is refused or passed down to the pixel rungs, never answered by it.
+
+use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery};
+use mend_locate::{Locator, Recorded};
+use mend_model::{ErrorCode, Rect, Role, Strategy, Target};
+use mend_structure::{FakeStructure, Node, NodeStates, Snapshot};
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn shot(screen: &str) -> (Frame, Vec<Value>) {
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/screenshots/en/baseline");
+    let cap = ImageFileCapture::open(dir.join(format!("{screen}.png"))).unwrap();
+    let frame = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
+    let g: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{screen}.geometry.json"))).unwrap(),
+    )
+    .unwrap();
+    (frame, g["controls"].as_array().unwrap().clone())
+}
+
+fn rect(v: &Value) -> Rect {
+    let n = |k: &str| v[k].as_i64().unwrap() as i32;
+    Rect::new(n("x"), n("y"), n("w"), n("h"))
+}
+
+fn node(role: &str, name: &str, rect: Rect, labelled_by: Vec<String>) -> Node {
+    Node {
+        role: role.into(),
+        name: name.into(),
+        rect,
+        path: format!("frame/{role}[0]"),
+        states: NodeStates {
+            showing: true,
+            visible: true,
+            enabled: true,
+            sensitive: true,
+            ..Default::default()
+        },
+        labelled_by,
+        depth: 2,
+    }
+}
+
+/// The tree an accessible toolkit would give for the screen: every control of its geometry
+/// under its AT-SPI role, screen pixels, a field labelled by its caption.
+fn tree_of(frame: &Frame, controls: &[Value]) -> Snapshot {
+    let mut nodes = Vec::new();
+    for c in controls {
+        let label = c["label"].as_str().unwrap_or_default().to_string();
+        let r = rect(c);
+        match c["role"].as_str().unwrap() {
+            "button" => nodes.push(node("push button", &label, r, vec![])),
+            "menu" => nodes.push(node("menu", &label, r, vec![])),
+            "label" => nodes.push(node("label", &label, r, vec![])),
+            "field" => nodes.push(node("text", "", r, vec![label])),
+            _ => {}
+        }
+    }
+    let win = frame.info.window.clone().unwrap();
+    Snapshot {
+        app: "practice".into(),
+        pid: win.pid,
+        window_name: win.title.clone(),
+        window_rect: win.rect,
+        nodes,
+        truncated: false,
+    }
+}
+
+fn locator(snapshots: Vec<Snapshot>) -> Locator {
+    let mut l = Locator::new("eng").unwrap();
+    l.structure = Some(Box::new(FakeStructure { snapshots }));
+    l
+}
+
+fn target(text: &str, role: Role) -> Target {
+    Target {
+        text: Some(text.into()),
+        role,
+        ..Default::default()
+    }
+}
+
+fn truth(controls: &[Value], role: &str, label: &str) -> Rect {
+    rect(
+        controls
+            .iter()
+            .find(|c| c["role"] == role && c["label"] == label)
+            .unwrap(),
+    )
+}
+
+#[test]
+fn a_control_the_tree_names_and_the_pixels_read_is_answered_by_the_tree() {
+    let (frame, controls) = shot("main");
+    let snap = tree_of(&frame, &controls);
+    let mut l = locator(vec![snap]);
+    for (text, role, kind) in [
+        ("Search", Role::Button, "button"),
+        ("Delete", Role::Button, "button"),
+        ("File", Role::Menu, "menu"),
+        ("Customer ID", Role::Field, "field"),
+    ] {
+        let got = l
+            .locate(&frame, &target(text, role), &Recorded::default())
+            .unwrap_or_else(|r| panic!("{text}: {:?}", r.error));
+        assert_eq!(got.strategy, Strategy::Structure, "{text}");
+        let want = frame.info.from_screen(&truth(&controls, kind, text));
+        assert_eq!(got.rect, want, "{text}: the tree's box");
+    }
+}
+
+#[test]
+fn extents_off_the_window_pass_down_to_the_pixels() {
+    // A tree lagging a move: every box 300 px down and right, outside the window's picture.
+    let (frame, controls) = shot("main");
+    let mut snap = tree_of(&frame, &controls);
+    for n in &mut snap.nodes {
+        n.rect = n.rect.translate(300, 300);
+    }
+    let mut l = locator(vec![snap]);
+    let got = l
+        .locate(
+            &frame,
+            &target("Search", Role::Button),
+            &Recorded::default(),
+        )
+        .unwrap_or_else(|r| panic!("{:?}", r.error));
+    assert_ne!(got.strategy, Strategy::Structure);
+    let want = frame
+        .info
+        .from_screen(&truth(&controls, "button", "Search"));
+    assert!(
+        got.rect.contains(want.center()),
+        "found by its pixels: {got:?}"
+    );
+}
+
+#[test]
+fn extents_shifted_onto_another_control_are_refused() {
+    // A tree lagging a move by one button's pitch: its "Edit" box lies on the New button.
+    let (frame, controls) = shot("main");
+    let mut snap = tree_of(&frame, &controls);
+    let edit = truth(&controls, "button", "Edit");
+    let new = truth(&controls, "button", "New");
+    for n in &mut snap.nodes {
+        n.rect = n.rect.translate(new.x - edit.x, 0);
+    }
+    let mut l = locator(vec![snap]);
+    let r = l
+        .locate(&frame, &target("Edit", Role::Button), &Recorded::default())
+        .expect_err("the pixels show New where the tree says Edit");
+    assert_eq!(r.error.code, ErrorCode::LocatorAmbiguous, "{:?}", r.error);
+    assert!(r.error.message.contains("New"), "{}", r.error.message);
+}
+
+#[test]
+fn an_empty_tree_or_none_passes_down() {
+    let (frame, controls) = shot("main");
+    let mut empty = tree_of(&frame, &controls);
+    empty.nodes.clear();
+    for snaps in [vec![empty], vec![]] {
+        let mut l = locator(snaps);
+        let got = l
+            .locate(
+                &frame,
+                &target("Search", Role::Button),
+                &Recorded::default(),
+            )
+            .unwrap_or_else(|r| panic!("{:?}", r.error));
+        assert_ne!(got.strategy, Strategy::Structure);
+        let want = frame
+            .info
+            .from_screen(&truth(&controls, "button", "Search"));
+        assert!(got.rect.contains(want.center()));
+    }
+}
+
+#[test]
+fn a_tree_naming_another_control_at_the_place_the_pixels_show_is_refused() {
+    // The tree calls the Delete button "Search" (a stale tree after the app relabelled its
+    // buttons): the pixels there read Delete.
+    let (frame, controls) = shot("main");
+    let mut snap = tree_of(&frame, &controls);
+    snap.nodes.retain(|n| n.name != "Search");
+    for n in &mut snap.nodes {
+        if n.name == "Delete" {
+            n.name = "Search".into();
+        }
+    }
+    let mut l = locator(vec![snap]);
+    let r = l
+        .locate(
+            &frame,
+            &target("Search", Role::Button),
+            &Recorded::default(),
+        )
+        .expect_err("refused");
+    assert_eq!(r.error.code, ErrorCode::LocatorAmbiguous, "{:?}", r.error);
+    assert!(r.error.message.contains("Delete"), "{}", r.error.message);
+}
+
+#[test]
+fn a_covered_control_is_never_answered_by_the_tree() {
+    // Another window lies over the Search button (painted here: a blank panel, then a panel
+    // showing another caption). The tree still says Search is there.
+    let (frame, controls) = shot("main");
+    let search = frame
+        .info
+        .from_screen(&truth(&controls, "button", "Search"));
+    let new = frame.info.from_screen(&truth(&controls, "button", "New"));
+    let snap = tree_of(&frame, &controls);
+
+    let mut blank = frame.clone();
+    for y in search.y - 10..search.bottom() + 10 {
+        for x in search.x - 10..search.right() + 10 {
+            blank
+                .image
+                .put_pixel(x as u32, y as u32, image::Rgba([236, 236, 236, 255]));
+        }
+    }
+    let mut l = locator(vec![snap.clone()]);
+    match l.locate(
+        &blank,
+        &target("Search", Role::Button),
+        &Recorded::default(),
+    ) {
+        Ok(got) => panic!("a covered Search was answered: {got:?}"),
+        Err(r) => assert_eq!(r.error.code, ErrorCode::LocatorNotFound, "{:?}", r.error),
+    }
+
+    let mut other = frame.clone();
+    let part = image::imageops::crop_imm(
+        &frame.image,
+        new.x as u32,
+        new.y as u32,
+        new.w as u32,
+        new.h as u32,
+    )
+    .to_image();
+    image::imageops::replace(&mut other.image, &part, search.x as i64, search.y as i64);
+    let mut l = locator(vec![snap]);
+    let r = l
+        .locate(
+            &other,
+            &target("Search", Role::Button),
+            &Recorded::default(),
+        )
+        .expect_err("the pixels show New where the tree says Search");
+    assert_eq!(r.error.code, ErrorCode::LocatorAmbiguous, "{:?}", r.error);
+}
