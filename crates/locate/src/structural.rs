@@ -73,10 +73,21 @@ impl Locator {
             let title = win.title.clone();
             self.say_no_tree(&title, "it exposes no accessibility tree");
         }
-        let v = by_structure(&mut self.ocr, frame, snap.as_ref(), target).map_err(|e| Refusal {
-            error: e,
-            candidates: vec![],
-        })?;
+        // A node the vocabulary gives another of the flow's own names is that control, never
+        // this target's (the semantic rung's rule).
+        let others: Vec<String> = self
+            .flow_names
+            .iter()
+            .filter(|n| target.text.as_deref().is_some_and(|t| !name_is(t, n)))
+            .cloned()
+            .collect();
+        let v =
+            by_structure(&mut self.ocr, frame, snap.as_ref(), target, &others).map_err(|e| {
+                Refusal {
+                    error: e,
+                    candidates: vec![],
+                }
+            })?;
         match v {
             TreeVerdict::Found(l) => Ok(Some(l)),
             TreeVerdict::Refuse(r) => Err(r),
@@ -159,7 +170,14 @@ fn is_field_role(r: &str) -> bool {
 /// written on the English UI, a tree in Chinese: Save As is 另存为). A tree is not OCR: no
 /// near spelling counts.
 fn name_is(text: &str, name: &str) -> bool {
-    crate::semantic::same_meaning(text, name)
+    label_match(text, name) == Some(1.0)
+        || (has_cjk(text) != has_cjk(name) && crate::semantic::same_meaning(text, name))
+}
+
+/// Only across scripts does the vocabulary name a caption: within one, a synonym is another
+/// control (a flow's "Search" menu is not its "Find..." item).
+fn has_cjk(s: &str) -> bool {
+    s.chars().any(mend_ocr::is_ideograph)
 }
 
 /// A node the operator can see now.
@@ -290,6 +308,7 @@ pub(crate) fn by_structure(
     frame: &Frame,
     snapshot: Option<&Snapshot>,
     target: &Target,
+    others: &[String],
 ) -> Result<TreeVerdict, MendError> {
     let Some(text) = target.text.as_deref() else {
         return Ok(TreeVerdict::PassDown("the target has no caption".into()));
@@ -309,6 +328,7 @@ pub(crate) fn by_structure(
         .nodes
         .iter()
         .filter(|n| on_screen(n) && role_fits(target.role, &n.role) && name_is(text, &n.name))
+        .filter(|n| !others.iter().any(|o| name_is(o, &n.name)))
         .collect();
     // The same control can appear twice (a menu's title and its popup's own accessible):
     // one box, one candidate.
@@ -511,6 +531,15 @@ mod tests {
         );
         assert_eq!(judge_reading("Save", ""), Reading::Unsure);
         assert_eq!(judge_reading("Save", "|"), Reading::Unsure);
+    }
+
+    #[test]
+    fn the_vocabulary_names_across_scripts_only() {
+        assert!(name_is("Save As...", "另存为(A)…"));
+        assert!(name_is("File", "文件(F)"));
+        assert!(name_is("Save", "Save"));
+        assert!(!name_is("Search", "Find"));
+        assert!(!name_is("Save", "Save As..."));
     }
 
     #[test]
