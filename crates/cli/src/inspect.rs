@@ -121,6 +121,30 @@ pub fn run_inspect(a: InspectArgs) -> Result<ExitCode, MendError> {
     for l in &labels {
         draw_rect(&mut overlay, l.line, Rgba([255, 60, 0, 255]));
     }
+    // The window's accessibility tree where the desktop has one: its showing nodes in green.
+    let tree = match a.image {
+        None => window_tree(&frame),
+        Some(_) => None,
+    };
+    if let Some(snap) = &tree {
+        let nodes: Vec<_> = snap
+            .nodes
+            .iter()
+            .filter(|n| n.states.showing && n.rect.w > 0 && n.rect.h > 0)
+            .map(|n| {
+                let r = frame.info.from_screen(&n.rect);
+                draw_rect(&mut overlay, r, Rgba([0, 200, 60, 255]));
+                serde_json::json!({"role": n.role, "name": n.name, "path": n.path, "box": r,
+                    "states": n.states, "labelled_by": n.labelled_by})
+            })
+            .collect();
+        println!(
+            "{}: the accessibility tree shows {} nodes (tree.json; green on overlay.png)",
+            a.out.display(),
+            nodes.len()
+        );
+        write("tree.json", &serde_json::Value::Array(nodes))?;
+    }
     overlay
         .save(a.out.join("overlay.png"))
         .map_err(|e| io_err("overlay.png", e))?;
@@ -142,4 +166,32 @@ pub fn run_inspect(a: InspectArgs) -> Result<ExitCode, MendError> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The live window's accessibility tree, when the desktop has an AT-SPI bus and the window a
+/// tree (else `None`, said once).
+fn window_tree(frame: &mend_capture::Frame) -> Option<mend_structure::Snapshot> {
+    use mend_structure::Structure;
+    let win = frame.info.window.as_ref()?;
+    match mend_structure::AtSpi::connect() {
+        Ok(Some(mut at)) => match at.window(win) {
+            Ok(Some(s)) => Some(s),
+            Ok(None) => {
+                eprintln!("note: '{}' exposes no accessibility tree", win.title);
+                None
+            }
+            Err(e) => {
+                eprintln!("note: the accessibility tree could not be read: {e}");
+                None
+            }
+        },
+        Ok(None) => {
+            eprintln!("note: no accessibility bus (AT-SPI) on this desktop");
+            None
+        }
+        Err(e) => {
+            eprintln!("note: the accessibility bus could not be reached: {e}");
+            None
+        }
+    }
 }

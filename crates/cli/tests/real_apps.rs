@@ -329,3 +329,53 @@ fn qpdfview_save_copy_by_the_tree() {
     );
     assert!(o.steps[..3].iter().all(|s| s.status == "passed"), "{o:?}");
 }
+
+/// `mend inspect` on a window with a tree (issue 33): the tree's showing nodes in tree.json
+/// (frame pixels), drawn over the frame; mousepad's File menu among them, inside the frame.
+#[test]
+fn inspect_shows_the_tree_of_a_gtk_window() {
+    let _desktop = Desktop::start().expect("desktop");
+    let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
+    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
+    unsafe {
+        std::env::set_var(real::TREE_BUS, session.bus_address());
+        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
+    }
+    let spec = real::load_app("mousepad").expect("corpus app");
+    let look = spec.look("default").unwrap();
+    let task = spec.task("save_as").unwrap();
+    let case = tempfile::tempdir().unwrap();
+    let _app = real::RealApp::start(&spec, look, &task, case.path()).expect("mousepad");
+    let out = case.path().join("inspect");
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["inspect", "--window", &spec.window, "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let tree: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tree.json")).unwrap()).unwrap();
+    let frame: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("frame.json")).unwrap()).unwrap();
+    let file = tree
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "File" && n["role"] == "menu")
+        .unwrap_or_else(|| panic!("File in {tree}"));
+    let (x, y) = (
+        file["box"]["x"].as_i64().unwrap(),
+        file["box"]["y"].as_i64().unwrap(),
+    );
+    assert!(
+        x >= 0
+            && y >= 0
+            && x < frame["width"].as_i64().unwrap()
+            && y < frame["height"].as_i64().unwrap(),
+        "File at {x},{y} lies in the frame {frame}"
+    );
+}

@@ -6,16 +6,16 @@
 //! the frame (inside the window or one of its popups) and the frame's pixels there read the
 //! caption (or, for a one-glyph caption, its ink has the glyph's shape); for a field, the
 //! caption the tree relates it to reads so at the label's own box. Everything else passes down
-//! to the pixel rungs — an empty tree (a Qt app at cold start), extents off the frame (a tree
-//! lagging a move), a box whose reading is blank or a near spelling — except a box whose pixels
-//! read *another caption*: the tree names one control where the screen shows another (a stale
-//! tree, a covering window), which is a refusal, never a click.
+//! to the pixel rungs, which alone decide then: an empty tree (a Qt app at cold start), extents
+//! off the frame (a tree lagging a move), a box whose reading is blank or a near spelling, and
+//! a box whose pixels read *another caption* — a stale tree, a scaled UI's popup extents, a
+//! window over it: the tree is no witness there, and nothing is ever answered at that box.
 
 use crate::chain::{Locator, Refusal};
 use crate::scene::line_ocr;
 use crate::text::{label_match, normalize, similarity};
 use mend_capture::Frame;
-use mend_model::{Candidate, ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
+use mend_model::{ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
 use mend_ocr::OcrEngine;
 use mend_structure::{AtSpi, Node, Snapshot};
 use mend_vision::{confirm_short, ink_of, Verdict};
@@ -90,7 +90,6 @@ impl Locator {
             })?;
         match v {
             TreeVerdict::Found(l) => Ok(Some(l)),
-            TreeVerdict::Refuse(r) => Err(r),
             TreeVerdict::PassDown(why) => {
                 self.tree_said = Some(why);
                 Ok(None)
@@ -112,8 +111,6 @@ pub(crate) enum TreeVerdict {
     Found(Located),
     /// The tree cannot decide (no tree, no node, several, pixels unsure): the pixel rungs do.
     PassDown(String),
-    /// The tree names the target at a place whose pixels show another control.
-    Refuse(Refusal),
 }
 
 /// AT-SPI roles a target's role can be.
@@ -178,6 +175,31 @@ fn name_is(text: &str, name: &str) -> bool {
 /// control (a flow's "Search" menu is not its "Find..." item).
 fn has_cjk(s: &str) -> bool {
     s.chars().any(mend_ocr::is_ideograph)
+}
+
+/// How many screen pixels a pixel of the tree is: 1 when the tree's window is the window's
+/// size (a few pixels of frame aside), the ratio of the two when both sides agree on one (a UI
+/// scaled 1.5× or 2× that reports logical pixels), `None` when they fit no one scale.
+fn tree_scale(tree: Rect, screen: Rect) -> Option<f64> {
+    if tree.w <= 0 || tree.h <= 0 || screen.w <= 0 || screen.h <= 0 {
+        return Some(1.0);
+    }
+    let (sx, sy) = (
+        screen.w as f64 / tree.w as f64,
+        screen.h as f64 / tree.h as f64,
+    );
+    // Within a window frame's or a shadow's pixels of each other (a toolkit's own decorations
+    // counted on one side only): one size.
+    if (sx - 1.0).abs() <= 0.15 && (sy - 1.0).abs() <= 0.15 {
+        return Some(1.0);
+    }
+    ((sx - sy).abs() <= 0.04 * sx && sx >= 1.2).then_some((sx + sy) / 2.0)
+}
+
+/// A tree's box in logical pixels as screen pixels (the whole screen scaled from its origin).
+fn scaled_rect(r: Rect, s: f64) -> Rect {
+    let f = |v: i32| (v as f64 * s).round() as i32;
+    Rect::new(f(r.x), f(r.y), f(r.w), f(r.h))
 }
 
 /// A node the operator can see now.
@@ -321,6 +343,31 @@ pub(crate) fn by_structure(
             "the window's tree is empty (not built yet?)".into(),
         ));
     }
+    // A scaled UI (GDK_SCALE, QT_SCALE_FACTOR, a HiDPI desktop) can report its tree in
+    // logical pixels: brought to the screen's by the window's own two sizes.
+    let scale = match frame.info.window.as_ref() {
+        Some(w) => match tree_scale(snap.window_rect, w.rect) {
+            Some(s) => s,
+            None => {
+                return Ok(TreeVerdict::PassDown(format!(
+                    "the tree's window ({}×{}) does not fit the window on screen ({}×{})",
+                    snap.window_rect.w, snap.window_rect.h, w.rect.w, w.rect.h
+                )))
+            }
+        },
+        None => 1.0,
+    };
+    let scaled;
+    let snap = if scale == 1.0 {
+        snap
+    } else {
+        let mut s = snap.clone();
+        for n in &mut s.nodes {
+            n.rect = scaled_rect(n.rect, scale);
+        }
+        scaled = s;
+        &scaled
+    };
     if target.role == Role::Field {
         return field(ocr, frame, snap, text);
     }
@@ -371,21 +418,13 @@ pub(crate) fn by_structure(
         Reading::Unsure => Ok(TreeVerdict::PassDown(format!(
             "the pixels at the tree's '{text}' read '{reading}'"
         ))),
-        Reading::Other(seen) => Ok(TreeVerdict::Refuse(Refusal {
-            error: MendError::new(
-                ErrorCode::LocatorAmbiguous,
-                format!(
-                    "the accessibility tree names '{text}' ({}) at {},{}, but the screen shows '{seen}' there: the tree is stale or another window covers it. Nothing was clicked: check the screen, then pick the control",
-                    node.path, r.x, r.y
-                ),
-            ),
-            candidates: vec![Candidate {
-                rect: r,
-                text: seen,
-                role: target.role,
-                score: 0.0,
-            }],
-        })),
+        // The tree is wrong about this place (stale, scaled, or another window over it): it
+        // is no witness here, and the pixel rungs decide — never at this box, which shows
+        // another caption.
+        Reading::Other(seen) => Ok(TreeVerdict::PassDown(format!(
+            "it names '{text}' ({}) at {},{}, where the screen shows '{seen}'",
+            node.path, r.x, r.y
+        ))),
     }
 }
 
@@ -464,21 +503,10 @@ fn field(
         Reading::Unsure => Ok(TreeVerdict::PassDown(format!(
             "the pixels at the tree's label '{text}' read '{reading}'"
         ))),
-        Reading::Other(seen) => Ok(TreeVerdict::Refuse(Refusal {
-            error: MendError::new(
-                ErrorCode::LocatorAmbiguous,
-                format!(
-                    "the accessibility tree labels a field '{text}' at {},{}, but the screen shows '{seen}' at its label: the tree is stale or another window covers it. Nothing was typed: check the screen, then pick the field",
-                    fr.x, fr.y
-                ),
-            ),
-            candidates: vec![Candidate {
-                rect: fr,
-                text: seen,
-                role: Role::Field,
-                score: 0.0,
-            }],
-        })),
+        Reading::Other(seen) => Ok(TreeVerdict::PassDown(format!(
+            "it labels a field '{text}' at {},{}, where the screen shows '{seen}' at its label",
+            fr.x, fr.y
+        ))),
     }
 }
 
@@ -531,6 +559,20 @@ mod tests {
         );
         assert_eq!(judge_reading("Save", ""), Reading::Unsure);
         assert_eq!(judge_reading("Save", "|"), Reading::Unsure);
+    }
+
+    #[test]
+    fn a_tree_in_logical_pixels_is_scaled_and_one_that_fits_no_scale_is_not_used() {
+        let screen = Rect::new(100, 80, 1200, 900);
+        assert_eq!(tree_scale(Rect::new(100, 80, 1198, 902), screen), Some(1.0));
+        assert_eq!(tree_scale(Rect::new(50, 40, 600, 450), screen), Some(2.0));
+        let s = tree_scale(Rect::new(67, 53, 800, 600), screen).unwrap();
+        assert!((s - 1.5).abs() < 0.01, "{s}");
+        assert_eq!(tree_scale(Rect::new(0, 0, 600, 900), screen), None);
+        assert_eq!(
+            scaled_rect(Rect::new(10, 20, 30, 40), 2.0),
+            Rect::new(20, 40, 60, 80)
+        );
     }
 
     #[test]

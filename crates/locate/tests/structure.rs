@@ -3,7 +3,8 @@
 //! geometry) and its pixels read by the real readers. A tree is a witness, never an
 //! authority: every stale tree here — extents off the window, an empty tree, a tree naming
 //! another control at the place the pixels show, a window covered where the tree says the
-//! control is — is refused or passed down to the pixel rungs, never answered by it.
+//! control is — is passed down to the pixel rungs, never answered by it: the control is then
+//! found where its pixels are, or refused.
 
 use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery};
 use mend_locate::{Locator, Recorded};
@@ -143,7 +144,7 @@ fn extents_off_the_window_pass_down_to_the_pixels() {
 }
 
 #[test]
-fn extents_shifted_onto_another_control_are_refused() {
+fn extents_shifted_onto_another_control_pass_down_and_the_pixels_find_it() {
     // A tree lagging a move by one button's pitch: its "Edit" box lies on the New button.
     let (frame, controls) = shot("main");
     let mut snap = tree_of(&frame, &controls);
@@ -153,11 +154,14 @@ fn extents_shifted_onto_another_control_are_refused() {
         n.rect = n.rect.translate(new.x - edit.x, 0);
     }
     let mut l = locator(vec![snap]);
-    let r = l
+    let got = l
         .locate(&frame, &target("Edit", Role::Button), &Recorded::default())
-        .expect_err("the pixels show New where the tree says Edit");
-    assert_eq!(r.error.code, ErrorCode::LocatorAmbiguous, "{:?}", r.error);
-    assert!(r.error.message.contains("New"), "{}", r.error.message);
+        .unwrap_or_else(|r| panic!("{:?}", r.error));
+    assert_ne!(got.strategy, Strategy::Structure);
+    assert!(
+        got.rect.contains(frame.info.from_screen(&edit).center()),
+        "at Edit's own pixels, never at New: {got:?}"
+    );
 }
 
 #[test]
@@ -183,9 +187,9 @@ fn an_empty_tree_or_none_passes_down() {
 }
 
 #[test]
-fn a_tree_naming_another_control_at_the_place_the_pixels_show_is_refused() {
+fn a_tree_naming_another_control_at_the_place_the_pixels_show_is_no_witness() {
     // The tree calls the Delete button "Search" (a stale tree after the app relabelled its
-    // buttons): the pixels there read Delete.
+    // buttons): the pixels there read Delete. Search is found where its own pixels are.
     let (frame, controls) = shot("main");
     let mut snap = tree_of(&frame, &controls);
     snap.nodes.retain(|n| n.name != "Search");
@@ -194,16 +198,44 @@ fn a_tree_naming_another_control_at_the_place_the_pixels_show_is_refused() {
             n.name = "Search".into();
         }
     }
+    let delete = frame
+        .info
+        .from_screen(&truth(&controls, "button", "Delete"));
+    let search = frame
+        .info
+        .from_screen(&truth(&controls, "button", "Search"));
     let mut l = locator(vec![snap]);
-    let r = l
+    let got = l
         .locate(
             &frame,
             &target("Search", Role::Button),
             &Recorded::default(),
         )
-        .expect_err("refused");
-    assert_eq!(r.error.code, ErrorCode::LocatorAmbiguous, "{:?}", r.error);
-    assert!(r.error.message.contains("Delete"), "{}", r.error.message);
+        .unwrap_or_else(|r| panic!("{:?}", r.error));
+    assert_ne!(got.strategy, Strategy::Structure);
+    assert!(got.rect.contains(search.center()), "{got:?}");
+    assert!(
+        !got.rect.contains(delete.center()),
+        "never the Delete button"
+    );
+    // And where the pixels show no Search anywhere (it was removed), nothing is answered.
+    let mut gone = frame.clone();
+    gone.info.id = 2;
+    for y in search.y - 6..search.bottom() + 6 {
+        for x in search.x - 6..search.right() + 6 {
+            gone.image
+                .put_pixel(x as u32, y as u32, image::Rgba([236, 236, 236, 255]));
+        }
+    }
+    let r = l
+        .locate(&gone, &target("Search", Role::Button), &Recorded::default())
+        .expect_err("no Search on the screen");
+    assert_eq!(r.error.code, ErrorCode::LocatorNotFound, "{:?}", r.error);
+    assert!(
+        r.error.message.contains("accessibility tree"),
+        "{}",
+        r.error.message
+    );
 }
 
 #[test]
@@ -246,12 +278,19 @@ fn a_covered_control_is_never_answered_by_the_tree() {
     .to_image();
     image::imageops::replace(&mut other.image, &part, search.x as i64, search.y as i64);
     let mut l = locator(vec![snap]);
-    let r = l
-        .locate(
-            &other,
-            &target("Search", Role::Button),
-            &Recorded::default(),
-        )
-        .expect_err("the pixels show New where the tree says Search");
-    assert_eq!(r.error.code, ErrorCode::LocatorAmbiguous, "{:?}", r.error);
+    match l.locate(
+        &other,
+        &target("Search", Role::Button),
+        &Recorded::default(),
+    ) {
+        Ok(got) => panic!("a covered Search was answered: {got:?}"),
+        Err(r) => assert!(
+            matches!(
+                r.error.code,
+                ErrorCode::LocatorNotFound | ErrorCode::LocatorAmbiguous
+            ),
+            "{:?}",
+            r.error
+        ),
+    }
 }
