@@ -169,28 +169,18 @@ pub fn run_inspect(a: InspectArgs) -> Result<ExitCode, MendError> {
 }
 
 /// The live window's accessibility tree, when the desktop has an AT-SPI bus and the window a
-/// tree (else `None`, said once).
+/// tree (else `None`, and why on stderr).
 fn window_tree(frame: &mend_capture::Frame) -> Option<mend_structure::Snapshot> {
     use mend_structure::Structure;
     let win = frame.info.window.as_ref()?;
-    match mend_structure::AtSpi::connect() {
-        Ok(Some(mut at)) => match at.window(win) {
-            Ok(Some(s)) => Some(s),
-            Ok(None) => {
-                eprintln!("note: '{}' exposes no accessibility tree", win.title);
-                None
-            }
-            Err(e) => {
-                eprintln!("note: the accessibility tree could not be read: {e}");
-                None
-            }
-        },
+    match mend_structure::AtSpi::desktop()?.window(win) {
+        Ok(Some(s)) => Some(s),
         Ok(None) => {
-            eprintln!("note: no accessibility bus (AT-SPI) on this desktop");
+            eprintln!("note: '{}' exposes no accessibility tree", win.title);
             None
         }
         Err(e) => {
-            eprintln!("note: the accessibility bus could not be reached: {e}");
+            eprintln!("note: the accessibility tree could not be read: {e}");
             None
         }
     }

@@ -75,7 +75,7 @@ pub struct Locator {
     /// seconds, and the second reader's pass is about spelling).
     no_meaning: bool,
     /// The accessibility tree (the structural rung, `structural.rs`), when the desktop has one:
-    /// set by the live faces ([`mend_structure::from_env`]), never on screenshots.
+    /// set by the live faces ([`Locator::use_desktop_tree`]), never on screenshots.
     pub structure: Option<Box<dyn Structure + Send>>,
     /// Windows already said to have no tree (said once per run).
     pub(crate) no_tree: Vec<String>,

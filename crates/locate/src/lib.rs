@@ -1,7 +1,8 @@
 //! The locator chain: find the control a step means on a frame, cheapest rung first, and
 //! refuse rather than guess.
 //!
-//! structure (the accessibility tree's node, confirmed by the pixels; `structural.rs`) → exact (recorded box + template crop + text agree) → fuzzy OCR (near the recorded place, then
+//! structure (the accessibility tree's node, confirmed by the pixels; `structural.rs`) →
+//! exact (recorded box + template crop + text agree) → fuzzy OCR (near the recorded place, then
 //! window-wide) → semantic (a [`SemanticMatcher`]: the offline matcher here, an LLM later) →
 //! anchor (a stable label plus the recorded offset). Each rung yields scored candidates; the
 //! first rung with one clear winner answers. Two plausible winners are `LOCATOR_AMBIGUOUS`,

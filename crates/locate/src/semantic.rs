@@ -92,13 +92,11 @@ pub fn english_meaning(label: &str) -> Option<&'static str> {
         .find(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '))
 }
 
-/// Whether two captions mean the same by the UI vocabulary (Save As and 另存为), or are the
-/// same words.
+/// Whether the UI vocabulary gives `a` a word that is `b` (Save As and 另存为).
 pub(crate) fn same_meaning(a: &str, b: &str) -> bool {
-    label_match(a, b) == Some(1.0)
-        || meanings(a)
-            .into_iter()
-            .any(|w| label_match(w, b) == Some(1.0))
+    meanings(a)
+        .into_iter()
+        .any(|w| label_match(w, b) == Some(1.0))
 }
 
 /// The built-in offline matcher: a target's label or its synonyms (including the other

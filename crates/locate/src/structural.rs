@@ -9,7 +9,8 @@
 //! to the pixel rungs, which alone decide then: an empty tree (a Qt app at cold start), extents
 //! off the frame (a tree lagging a move), a box whose reading is blank or a near spelling, and
 //! a box whose pixels read *another caption* — a stale tree, a scaled UI's popup extents, a
-//! window over it: the tree is no witness there, and nothing is ever answered at that box.
+//! window over it: the tree is no witness there, and the pixel rungs read that box as the
+//! other caption it shows.
 
 use crate::chain::{Locator, Refusal};
 use crate::scene::line_ocr;
@@ -34,14 +35,8 @@ impl Locator {
                 ))
             }
         }
-        match AtSpi::connect() {
-            Ok(Some(t)) => self.structure = Some(Box::new(t)),
-            Ok(None) => eprintln!(
-                "note: no accessibility bus (AT-SPI) on this desktop: controls are found by their pixels"
-            ),
-            Err(e) => eprintln!(
-                "note: the accessibility bus could not be reached ({e}): controls are found by their pixels"
-            ),
+        if let Some(t) = AtSpi::desktop() {
+            self.structure = Some(Box::new(t));
         }
         Ok(())
     }
@@ -196,12 +191,6 @@ fn tree_scale(tree: Rect, screen: Rect) -> Option<f64> {
     ((sx - sy).abs() <= 0.04 * sx && sx >= 1.2).then_some((sx + sy) / 2.0)
 }
 
-/// A tree's box in logical pixels as screen pixels (the whole screen scaled from its origin).
-fn scaled_rect(r: Rect, s: f64) -> Rect {
-    let f = |v: i32| (v as f64 * s).round() as i32;
-    Rect::new(f(r.x), f(r.y), f(r.w), f(r.h))
-}
-
 /// A node the operator can see now.
 fn on_screen(n: &Node) -> bool {
     n.states.showing && n.states.visible && n.rect.w > 0 && n.rect.h > 0
@@ -291,9 +280,7 @@ fn shown_areas(frame: &Frame) -> Vec<Rect> {
 }
 
 fn inside_any(r: &Rect, areas: &[Rect]) -> bool {
-    areas
-        .iter()
-        .any(|a| r.x >= a.x && r.y >= a.y && r.right() <= a.right() && r.bottom() <= a.bottom())
+    areas.iter().any(|a| a.contains_rect(r))
 }
 
 /// The text the frame shows in `r` (frame pixels), read as one line or a small region.
@@ -363,7 +350,8 @@ pub(crate) fn by_structure(
     } else {
         let mut s = snap.clone();
         for n in &mut s.nodes {
-            n.rect = scaled_rect(n.rect, scale);
+            // Logical pixels scaled from the screen's origin.
+            n.rect = n.rect.scale(scale);
         }
         scaled = s;
         &scaled
@@ -419,8 +407,8 @@ pub(crate) fn by_structure(
             "the pixels at the tree's '{text}' read '{reading}'"
         ))),
         // The tree is wrong about this place (stale, scaled, or another window over it): it
-        // is no witness here, and the pixel rungs decide — never at this box, which shows
-        // another caption.
+        // is no witness here, and the pixel rungs decide by their own reading, which shows
+        // another caption at this box.
         Reading::Other(seen) => Ok(TreeVerdict::PassDown(format!(
             "it names '{text}' ({}) at {},{}, where the screen shows '{seen}'",
             node.path, r.x, r.y
@@ -570,7 +558,7 @@ mod tests {
         assert!((s - 1.5).abs() < 0.01, "{s}");
         assert_eq!(tree_scale(Rect::new(0, 0, 600, 900), screen), None);
         assert_eq!(
-            scaled_rect(Rect::new(10, 20, 30, 40), 2.0),
+            Rect::new(10, 20, 30, 40).scale(2.0),
             Rect::new(20, 40, 60, 80)
         );
     }

@@ -97,6 +97,20 @@ fn truth(controls: &[Value], role: &str, label: &str) -> Rect {
     )
 }
 
+/// `text` (a button) located on `frame` by a pixel rung, not the tree, at the box `at` holds
+/// (frame pixels); the box found.
+fn found_by_its_pixels(l: &mut Locator, frame: &Frame, text: &str, at: Rect) -> Rect {
+    let got = l
+        .locate(frame, &target(text, Role::Button), &Recorded::default())
+        .unwrap_or_else(|r| panic!("{text}: {:?}", r.error));
+    assert_ne!(got.strategy, Strategy::Structure, "{text}");
+    assert!(
+        got.rect.contains(at.center()),
+        "{text} at its own pixels {at:?}: {got:?}"
+    );
+    got.rect
+}
+
 #[test]
 fn a_control_the_tree_names_and_the_pixels_read_is_answered_by_the_tree() {
     let (frame, controls) = shot("main");
@@ -126,21 +140,10 @@ fn extents_off_the_window_pass_down_to_the_pixels() {
         n.rect = n.rect.translate(300, 300);
     }
     let mut l = locator(vec![snap]);
-    let got = l
-        .locate(
-            &frame,
-            &target("Search", Role::Button),
-            &Recorded::default(),
-        )
-        .unwrap_or_else(|r| panic!("{:?}", r.error));
-    assert_ne!(got.strategy, Strategy::Structure);
-    let want = frame
+    let search = frame
         .info
         .from_screen(&truth(&controls, "button", "Search"));
-    assert!(
-        got.rect.contains(want.center()),
-        "found by its pixels: {got:?}"
-    );
+    found_by_its_pixels(&mut l, &frame, "Search", search);
 }
 
 #[test]
@@ -154,14 +157,9 @@ fn extents_shifted_onto_another_control_pass_down_and_the_pixels_find_it() {
         n.rect = n.rect.translate(new.x - edit.x, 0);
     }
     let mut l = locator(vec![snap]);
-    let got = l
-        .locate(&frame, &target("Edit", Role::Button), &Recorded::default())
-        .unwrap_or_else(|r| panic!("{:?}", r.error));
-    assert_ne!(got.strategy, Strategy::Structure);
-    assert!(
-        got.rect.contains(frame.info.from_screen(&edit).center()),
-        "at Edit's own pixels, never at New: {got:?}"
-    );
+    // At Edit's own pixels, never at New.
+    let got = found_by_its_pixels(&mut l, &frame, "Edit", frame.info.from_screen(&edit));
+    assert!(!got.contains(frame.info.from_screen(&new).center()));
 }
 
 #[test]
@@ -171,18 +169,10 @@ fn an_empty_tree_or_none_passes_down() {
     empty.nodes.clear();
     for snaps in [vec![empty], vec![]] {
         let mut l = locator(snaps);
-        let got = l
-            .locate(
-                &frame,
-                &target("Search", Role::Button),
-                &Recorded::default(),
-            )
-            .unwrap_or_else(|r| panic!("{:?}", r.error));
-        assert_ne!(got.strategy, Strategy::Structure);
-        let want = frame
+        let search = frame
             .info
             .from_screen(&truth(&controls, "button", "Search"));
-        assert!(got.rect.contains(want.center()));
+        found_by_its_pixels(&mut l, &frame, "Search", search);
     }
 }
 
@@ -205,19 +195,8 @@ fn a_tree_naming_another_control_at_the_place_the_pixels_show_is_no_witness() {
         .info
         .from_screen(&truth(&controls, "button", "Search"));
     let mut l = locator(vec![snap]);
-    let got = l
-        .locate(
-            &frame,
-            &target("Search", Role::Button),
-            &Recorded::default(),
-        )
-        .unwrap_or_else(|r| panic!("{:?}", r.error));
-    assert_ne!(got.strategy, Strategy::Structure);
-    assert!(got.rect.contains(search.center()), "{got:?}");
-    assert!(
-        !got.rect.contains(delete.center()),
-        "never the Delete button"
-    );
+    let got = found_by_its_pixels(&mut l, &frame, "Search", search);
+    assert!(!got.contains(delete.center()), "never the Delete button");
     // And where the pixels show no Search anywhere (it was removed), nothing is answered.
     let mut gone = frame.clone();
     gone.info.id = 2;

@@ -123,6 +123,26 @@ pub struct AtSpi {
 pub const CONNECT_TIMEOUT: Duration = Duration::from_millis(1000);
 
 impl AtSpi {
+    /// [`AtSpi::connect`] for a face of Mend: the tree when the desktop has one, else `None`
+    /// with why said on stderr (controls are then found by their pixels).
+    pub fn desktop() -> Option<AtSpi> {
+        match AtSpi::connect() {
+            Ok(Some(t)) => Some(t),
+            Ok(None) => {
+                eprintln!(
+                    "note: no accessibility bus (AT-SPI) on this desktop: controls are found by their pixels"
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!(
+                    "note: the accessibility bus could not be reached ({e}): controls are found by their pixels"
+                );
+                None
+            }
+        }
+    }
+
     /// Connects through the session bus in `DBUS_SESSION_BUS_ADDRESS` (or straight to
     /// `AT_SPI_BUS_ADDRESS` when set). `Ok(None)` when there is no session bus or no AT-SPI
     /// bus/registry; `Err(Timeout)` when a bus does not answer within [`CONNECT_TIMEOUT`].

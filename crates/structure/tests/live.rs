@@ -3,7 +3,7 @@
 
 use mend_model::{Rect, WindowInfo};
 use mend_structure::{start_a11y_session, A11ySession, AtSpi, Node, Snapshot, Structure};
-use std::io::{BufRead, BufReader};
+use mend_testkit::Desktop;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,50 +16,15 @@ impl Drop for Proc {
     }
 }
 
-struct Desk {
-    display: String,
-    _wm: Proc,
-    _x: Proc,
-}
-
 /// The two apps run one after the other: run side by side (2 cores), qpdfview often never
 /// registered with its registry.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn desk() -> Desk {
-    let mut x = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb");
-    let mut line = String::new();
-    BufReader::new(x.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let display = format!(":{}", line.trim());
-    let x = Proc(x);
-    let wm = Proc(
-        Command::new("openbox")
-            .env("DISPLAY", &display)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("openbox"),
-    );
-    Desk {
-        display,
-        _wm: wm,
-        _x: x,
-    }
+/// A private Xvfb + openbox (the test kit's desktop, which also sets `DISPLAY` for this
+/// process: the AT-SPI launcher started after it writes the bus's address on that display's
+/// root window, where Qt looks first — without it Qt 5 joined the bus in half the runs).
+fn desk() -> Desktop {
+    Desktop::start().expect("a private desktop")
 }
 
 fn out(cmd: &mut Command) -> String {
@@ -250,10 +215,6 @@ fn tmp_home(tag: &str) -> std::path::PathBuf {
 fn gtk3_mousepad_tree() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let desk = desk();
-    // The launcher on the test's display: it writes the bus's address on the root window
-    // (AT_SPI_BUS), where Qt looks first (without it Qt 5 joined the bus in half the runs).
-    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
-    unsafe { std::env::set_var("DISPLAY", &desk.display) };
     let session = start_a11y_session().expect("a11y session");
     let home = tmp_home("gtk");
     let app = spawn_app(
@@ -334,10 +295,6 @@ fn gtk3_mousepad_tree() {
 fn qt5_qpdfview_tree() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let desk = desk();
-    // The launcher on the test's display: it writes the bus's address on the root window
-    // (AT_SPI_BUS), where Qt looks first (without it Qt 5 joined the bus in half the runs).
-    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
-    unsafe { std::env::set_var("DISPLAY", &desk.display) };
     let session = start_a11y_session().expect("a11y session");
     let home = tmp_home("qt");
     let mut at = AtSpi::connect_to(session.bus_address(), Duration::from_secs(2))
