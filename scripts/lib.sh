@@ -30,6 +30,12 @@ DEBIAN_PACKAGES=(
     speedcrunch qpdfview fluid xfig grace
     # batch B: GTK 3 office (gnumeric, abiword); Wine's regedit and winefile come with wine
     gnumeric abiword
+    # batch C: GTK 2 (mtpaint), Tk (IDLE), FOX (Xfe's xfwrite; xfe-i18n for its Chinese look),
+    # GNUstep (TextEdit)
+    mtpaint idle-python3.11 xfe xfe-i18n textedit.app
+    # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
+    # wrapper (Swing)
+    libgail-common libatk-wrapper-java-jni
     # the robot fleet's tests start a throwaway PostgreSQL 15 (initdb as nobody, a private port)
     postgresql
     # PP-OCR's runtime and models come as PyPI wheels fetched by Debian's pip (scripts/ppocr.sh)
