@@ -92,6 +92,42 @@ impl Locator {
         }
     }
 
+    /// The checked state the window's tree gives the check box whose indicator the pixels
+    /// found at `indicator` (frame pixels), beside its caption `caption`: the one checkable
+    /// node on screen whose box holds the indicator's centre, named as the caption (or
+    /// unnamed). `None` — no tree, no such node, two, or a node the tree names otherwise (a
+    /// stale tree is no witness).
+    pub fn tree_checked(&mut self, frame: &Frame, caption: &str, indicator: Rect) -> Option<bool> {
+        let tree = self.structure.as_mut()?;
+        let win = frame.info.window.as_ref()?;
+        let snap = tree.window(win).ok()??;
+        let scale = tree_scale(snap.window_rect, win.rect)?;
+        let c = indicator.center();
+        let mut found: Vec<(Rect, bool)> = Vec::new();
+        for n in &snap.nodes {
+            let Some(state) = n.states.checked else {
+                continue;
+            };
+            if !on_screen(n) || !mend_structure::is_checkable_role(&n.role) {
+                continue;
+            }
+            let r = frame.info.from_screen(&n.rect.scale(scale));
+            if !r.contains(c) {
+                continue;
+            }
+            if !n.name.trim().is_empty() && !name_is(caption, &n.name) {
+                return None;
+            }
+            if !found.iter().any(|(b, _)| *b == r) {
+                found.push((r, state));
+            }
+        }
+        match found.as_slice() {
+            [(_, state)] => Some(*state),
+            _ => None,
+        }
+    }
+
     fn say_no_tree(&mut self, title: &str, why: &str) {
         if !self.no_tree.iter().any(|t| t == title) {
             eprintln!("note: window '{title}': {why}; its controls are found by their pixels");

@@ -273,3 +273,60 @@ fn a_covered_control_is_never_answered_by_the_tree() {
         ),
     }
 }
+
+/// A check box's state from the tree (issue 33): the one checkable node whose box holds the
+/// indicator the pixels found, named as the caption. No tree, a node named otherwise (a stale
+/// tree), two nodes there, or a node that is not on screen: no word from the tree.
+#[test]
+fn a_check_box_state_comes_from_the_one_checkable_node_at_its_indicator() {
+    let (frame, controls) = shot("main");
+    let win = frame.info.window.clone().unwrap();
+    let screen_box = Rect::new(win.rect.x + 20, win.rect.y + 300, 120, 18);
+    let indicator = {
+        let r = frame.info.from_screen(&screen_box);
+        Rect::new(r.x + 2, r.y + 2, 14, 14)
+    };
+    let with = |nodes: Vec<Node>| {
+        let mut snap = tree_of(&frame, &controls);
+        snap.nodes.extend(nodes);
+        locator(vec![snap])
+    };
+    let check = |name: &str, checked: bool, r: Rect| {
+        let mut n = node("check box", name, r, vec![]);
+        n.states.checked = Some(checked);
+        n
+    };
+    let mut l = with(vec![check("Remember me", true, screen_box)]);
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), Some(true));
+    let mut l = with(vec![check("Remember me", false, screen_box)]);
+    assert_eq!(
+        l.tree_checked(&frame, "Remember me", indicator),
+        Some(false)
+    );
+    // Unnamed in the tree: its place alone names it.
+    let mut l = with(vec![check("", true, screen_box)]);
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), Some(true));
+    // Named otherwise: a stale tree, no witness.
+    let mut l = with(vec![check("Log in automatically", true, screen_box)]);
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), None);
+    // Two boxes there that disagree in place: no witness.
+    let mut l = with(vec![
+        check("Remember me", true, screen_box),
+        check("Remember me", false, screen_box.translate(4, 0)),
+    ]);
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), None);
+    // Elsewhere on the window, or hidden: nothing.
+    let mut l = with(vec![check(
+        "Remember me",
+        true,
+        screen_box.translate(0, 60),
+    )]);
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), None);
+    let mut hidden = check("Remember me", true, screen_box);
+    hidden.states.showing = false;
+    let mut l = with(vec![hidden]);
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), None);
+    // No tree at all.
+    let mut l = Locator::new("eng").unwrap();
+    assert_eq!(l.tree_checked(&frame, "Remember me", indicator), None);
+}

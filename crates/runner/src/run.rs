@@ -56,6 +56,12 @@ pub trait Finder {
     /// The flow's own names for its controls ([`mend_model::Flow::target_names`]), told once
     /// per run: a guess by meaning never lands on a control the flow names otherwise.
     fn set_flow_names(&mut self, _names: Vec<String>) {}
+    /// The state the window's accessibility tree gives the check box captioned `caption`
+    /// whose indicator is at `indicator` (frame pixels): one more witness beside the pixels'
+    /// reading. `None`: no tree, no checkable node there, or a node named otherwise.
+    fn tree_checked(&mut self, _frame: &Frame, _caption: &str, _indicator: Rect) -> Option<bool> {
+        None
+    }
 }
 
 impl Finder for Locator {
@@ -78,6 +84,10 @@ impl Finder for Locator {
 
     fn set_flow_names(&mut self, names: Vec<String>) {
         self.flow_names = names;
+    }
+
+    fn tree_checked(&mut self, frame: &Frame, caption: &str, indicator: Rect) -> Option<bool> {
+        Locator::tree_checked(self, frame, caption, indicator)
     }
 
     fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {

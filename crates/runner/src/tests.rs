@@ -64,6 +64,12 @@ struct World {
     ticks: BTreeMap<&'static str, bool>,
     /// The check boxes ignore clicks (a disabled box).
     boxes_stuck: bool,
+    /// The window has an accessibility tree that tells each check box's state as it is.
+    tree_live: bool,
+    /// What a stale tree says of a check box instead (whether or not `tree_live`).
+    tree_stale: BTreeMap<&'static str, bool>,
+    /// A clear box is drawn with a few specks inside: its pixels tell neither state.
+    boxes_unsure: bool,
     /// How long each `find` takes (Mend's own reading on a loaded machine), in fake ms.
     find_cost_ms: u64,
     /// The next click on a field hands the focus to another window (a dialog of another app
@@ -228,6 +234,12 @@ impl Capture for Desk {
                     let edge = dx == 0 || dy == 0 || dx == r.w - 1 || dy == r.h - 1;
                     let cross =
                         *ticked && (3..r.w - 3).contains(&dx) && (dx == dy || dx == r.h - 1 - dy);
+                    let specks = !*ticked
+                        && w.boxes_unsure
+                        && matches!((dx, dy), (4, 4) | (9, 4) | (4, 9) | (9, 9));
+                    if specks {
+                        return image::Rgba([40, 40, 40, 255]);
+                    }
                     return if edge || cross {
                         image::Rgba([40, 40, 40, 255])
                     } else {
@@ -446,6 +458,19 @@ struct Seer(W);
 impl Finder for Seer {
     fn notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.0.borrow_mut().notes)
+    }
+
+    fn tree_checked(&mut self, frame: &Frame, caption: &str, indicator: Rect) -> Option<bool> {
+        let w = self.0.borrow();
+        let (l, _) = check_boxes(&frame.info.monitor)
+            .into_iter()
+            .find(|(l, r)| *l == caption && r.contains(indicator.center()))?;
+        match w.tree_stale.get(l) {
+            Some(t) => Some(*t),
+            None => w
+                .tree_live
+                .then(|| w.ticks.get(l).copied().unwrap_or(false)),
+        }
     }
 
     /// A field reads as its content (nothing when empty), any other control as its caption.
@@ -1863,6 +1888,46 @@ fn a_box_that_does_not_take_the_click_stops_the_run() {
     assert_ne!(s.exit_code(), 0);
     let w = b.world.borrow();
     assert_eq!(clicks(&w), 1, "clicked once, never toggled back and forth");
+}
+
+/// The tree is a witness of a check box's state, never an authority: where it says the
+/// opposite of the pixels nothing is clicked; where the pixels cannot tell, its state decides
+/// and the box is clicked only when not as asked.
+#[test]
+fn a_tree_that_contradicts_the_pixels_of_a_check_box_stops_before_any_click() {
+    let b = bench("options");
+    // The pixels read both clear; the tree says the first is ticked already (stale, or
+    // another box's state).
+    b.world.borrow_mut().tree_stale = [("记住我", true)].into();
+    let (s, _) = go(&b, &flow(&b, OPTIONS), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::CheckStateUnknown), "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(clicks(&w), 0, "{:?}", w.inputs);
+    assert!(!w.ticks.get("记住我").copied().unwrap_or(false));
+}
+
+#[test]
+fn where_the_pixels_cannot_tell_a_check_box_state_the_tree_decides() {
+    // Without a tree, specks in a clear box leave its state unknown: nothing clicked.
+    let b = bench("options");
+    b.world.borrow_mut().boxes_unsure = true;
+    let (s, _) = go(&b, &flow(&b, OPTIONS), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::CheckStateUnknown), "{s:?}");
+    assert_eq!(clicks(&b.world.borrow()), 0);
+    // With a tree saying both are clear: the first is ticked with one click (read again as
+    // ticked by the pixels), the second left alone.
+    let b = bench("options");
+    {
+        let mut w = b.world.borrow_mut();
+        w.boxes_unsure = true;
+        w.tree_live = true;
+    }
+    let (s, _) = go(&b, &flow(&b, OPTIONS), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.ticks.get("记住我"), Some(&true));
+    assert!(!w.ticks.get("自动登录").copied().unwrap_or(false));
+    assert_eq!(clicks(&w), 1, "{:?}", w.inputs);
 }
 
 #[test]

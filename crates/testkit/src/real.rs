@@ -436,6 +436,15 @@ impl RealApp {
             env.push(("QT_LINUX_ACCESSIBILITY_ALWAYS_ON".into(), "1".into()));
             env.push(("QT_ACCESSIBILITY".into(), "1".into()));
             env.push(("GTK_MODULES".into(), "gail:atk-bridge".into()));
+            // Java finds no assistive technology unless named (Debian ships
+            // accessibility.properties with it commented out); the wrapper's jar goes on the
+            // boot class path, as `-jar` launchers ignore `-cp`.
+            let java = "-Xbootclasspath/a:/usr/share/java/java-atk-wrapper.jar \
+                        -Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper";
+            match env.iter_mut().find(|(k, _)| k == "JAVA_TOOL_OPTIONS") {
+                Some((_, v)) => *v = format!("{v} {java}"),
+                None => env.push(("JAVA_TOOL_OPTIONS".into(), java.into())),
+            }
         }
         if let Some(loc) = &look.locale {
             let dir = locale_dir(loc)?;

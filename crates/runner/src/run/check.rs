@@ -6,6 +6,11 @@
 //! a disabled box) is `CHECK_NOT_SET`, never a run that goes on as if it had. No box beside the
 //! caption is `CHECKBOX_NOT_FOUND` and a look that says neither state `CHECK_STATE_UNKNOWN`,
 //! both before any input. Reading first makes the step safe to redo after a crash.
+//!
+//! Where the window has an accessibility tree, its `checked` state is a second witness: a
+//! tree that says the opposite of the pixels is `CHECK_STATE_UNKNOWN` (nothing clicked); where
+//! the pixels cannot tell, the tree's state decides, and after the click it counts only if
+//! the indicator was repainted.
 
 use super::*;
 use mend_model::Point;
@@ -50,13 +55,32 @@ impl Runner<'_> {
                 ),
             ));
         };
-        let Some(before) = mend_vision::check_state(&frame.image, ind) else {
-            return Err(refuse(
-                ErrorCode::CheckStateUnknown,
-                format!(
-                    "the check box of '{caption}' at {ind:?} looks neither ticked nor clear: nothing was clicked. Set it by hand and answer done"
-                ),
-            ));
+        // Two witnesses of the state: the pixels of the indicator and, where the window has
+        // one, its accessibility tree. They must not disagree; the tree alone decides only
+        // where the pixels cannot tell (and then the click must repaint the indicator).
+        let pixels = mend_vision::check_state(&frame.image, ind);
+        let tree = self.finder.tree_checked(frame, &caption, ind);
+        let before = match (pixels, tree) {
+            (Some(p), Some(t)) if p != t => {
+                return Err(refuse(
+                    ErrorCode::CheckStateUnknown,
+                    format!(
+                        "the check box of '{caption}' at {ind:?} looks {} but the window's accessibility tree says it is {}: nothing was clicked. Set it by hand and answer done",
+                        state_word(p),
+                        state_word(t)
+                    ),
+                ))
+            }
+            (Some(p), _) => p,
+            (None, Some(t)) => t,
+            (None, None) => {
+                return Err(refuse(
+                    ErrorCode::CheckStateUnknown,
+                    format!(
+                        "the check box of '{caption}' at {ind:?} looks neither ticked nor clear: nothing was clicked. Set it by hand and answer done"
+                    ),
+                ))
+            }
         };
         if before == want {
             d.message = Some(format!(
@@ -94,15 +118,28 @@ impl Runner<'_> {
         on_box.rect = ind;
         on_box.screen_box = Rect::new(ind.x + dx, ind.y + dy, ind.w, ind.h);
         self.after_act(lf, step, vars, &mut d, at, what, Some(&on_box), h)?;
-        let after = frame
+        let now = frame
             .info
             .window
             .as_ref()
-            .and_then(|w| self.capture.capture_window(w.id).ok())
-            .and_then(|now| {
-                let r = super::field::moved(frame, &now, ind);
-                mend_vision::check_state(&now.image, r)
-            });
+            .and_then(|w| self.capture.capture_window(w.id).ok());
+        let after = now.and_then(|now| {
+            let r = super::field::moved(frame, &now, ind);
+            let pixels = mend_vision::check_state(&now.image, r);
+            let tree = self.finder.tree_checked(&now, &caption, r);
+            match (pixels, tree) {
+                (Some(p), Some(t)) if p != t => None,
+                (Some(p), _) => Some(p),
+                // The pixels cannot tell: the tree's word counts only if the indicator was
+                // repainted by the click.
+                (None, Some(t)) => {
+                    let was = mend_vision::crop(&frame.image, ind);
+                    let is = mend_vision::crop(&now.image, r);
+                    (was.is_some() && is.is_some() && was != is).then_some(t)
+                }
+                (None, None) => None,
+            }
+        });
         if after != Some(want) {
             return Err(Fail {
                 err: err(
