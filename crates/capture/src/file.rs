@@ -44,6 +44,7 @@ impl ImageFileCapture {
                         rect: Rect::new(0, 0, w as i32, h as i32),
                         focused: true,
                         owner: None,
+                        takes_no_focus: false,
                     }),
                     popups: vec![],
                 }
@@ -119,6 +120,7 @@ mod tests {
                 rect: Rect::new(100, 50, 40, 30),
                 focused: true,
                 owner: None,
+                takes_no_focus: false,
             }),
             popups: vec![],
         };

@@ -29,6 +29,10 @@ x11rb::atom_manager! {
         _NET_ACTIVE_WINDOW,
         _NET_WM_NAME,
         _NET_WM_PID,
+        _NET_WM_WINDOW_TYPE,
+        _NET_WM_WINDOW_TYPE_DOCK,
+        _NET_WM_WINDOW_TYPE_TOOLBAR,
+        _NET_WM_WINDOW_TYPE_MENU,
         _NET_WM_STATE,
         _NET_WM_STATE_HIDDEN,
         UTF8_STRING,
@@ -267,6 +271,8 @@ struct Pending<'a> {
     pid: C<'a, GetPropertyReply>,
     state: C<'a, GetPropertyReply>,
     transient: C<'a, GetPropertyReply>,
+    hints: C<'a, GetPropertyReply>,
+    kind: C<'a, GetPropertyReply>,
     geometry: C<'a, x11rb::protocol::xproto::GetGeometryReply>,
     origin: C<'a, x11rb::protocol::xproto::TranslateCoordinatesReply>,
     attributes: C<'a, x11rb::protocol::xproto::GetWindowAttributesReply>,
@@ -284,6 +290,27 @@ impl Session {
             .conn
             .get_property(false, self.root, atom, AtomEnum::ANY, 0, 4096)?
             .reply()?)
+    }
+
+    /// A window that never takes the focus: its WM_HINTS say it accepts no input (the flag
+    /// InputHint set, input false) or it is a dock, a tool bar or a menu by its EWMH type —
+    /// GNUstep's floating main menu, a palette.
+    fn takes_no_focus(&self, hints: &GetPropertyReply, kind: &GetPropertyReply) -> bool {
+        const INPUT_HINT: u32 = 1;
+        let no_input = hints
+            .value32()
+            .map(|v| v.take(2).collect::<Vec<u32>>())
+            .is_some_and(|v| v.len() == 2 && v[0] & INPUT_HINT != 0 && v[1] == 0);
+        let a = &self.atoms;
+        let side = [
+            a._NET_WM_WINDOW_TYPE_DOCK,
+            a._NET_WM_WINDOW_TYPE_TOOLBAR,
+            a._NET_WM_WINDOW_TYPE_MENU,
+        ];
+        no_input
+            || kind
+                .value32()
+                .is_some_and(|mut v| v.any(|t| side.contains(&t)))
     }
 
     /// The window that has the focus by the window manager's account (`_NET_ACTIVE_WINDOW`).
@@ -315,6 +342,8 @@ impl Session {
             pid: prop(self.atoms._NET_WM_PID)?,
             state: prop(self.atoms._NET_WM_STATE)?,
             transient: prop(AtomEnum::WM_TRANSIENT_FOR.into())?,
+            hints: prop(AtomEnum::WM_HINTS.into())?,
+            kind: prop(self.atoms._NET_WM_WINDOW_TYPE)?,
             geometry: c.get_geometry(id)?,
             origin: c.translate_coordinates(id, self.root, 0, 0)?,
             attributes: c.get_window_attributes(id)?,
@@ -336,6 +365,8 @@ impl Session {
         let pid = p.pid.reply()?;
         let state = p.state.reply()?;
         let transient = p.transient.reply()?;
+        let hints = p.hints.reply()?;
+        let kind = p.kind.reply()?;
         let geometry = p.geometry.reply()?;
         let origin = p.origin.reply()?;
         let attributes = p.attributes.reply()?;
@@ -364,6 +395,7 @@ impl Session {
                 ),
                 focused: active == Some(p.id),
                 owner: first32(&transient).filter(|&w| w != 0),
+                takes_no_focus: self.takes_no_focus(&hints, &kind),
             },
             instance,
             client: self.client_of(p.id),

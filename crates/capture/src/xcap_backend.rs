@@ -132,6 +132,7 @@ fn popup_info(s: &Session, p: &Popup, owner: Option<&str>) -> Result<WindowInfo,
             rect: p.rect,
             focused: false,
             owner: None,
+            takes_no_focus: false,
         },
         Err(e) => return Err(e),
     };

@@ -1,7 +1,7 @@
 //! `mend queue add|status|retry|move|cancel` and `mend worker`: the fleet's side of the CLI. The
 //! queue and the journal live in PostgreSQL (`--database-url`, else `$MEND_DATABASE_URL`).
 
-use crate::live::{connect, database_url, parse_vars, progress_to, with_runner, DbArgs};
+use crate::live::{connect, database_url, parse_vars, progress_to, DbArgs, Parts};
 use clap::{Args, Subcommand};
 use mend_fleet::{Exec, Fleet, Job, WorkSpec, WorkerOpts};
 use mend_model::{ErrorCode, MendError};
@@ -9,7 +9,7 @@ use mend_runner::{read_rows, LoadedFlow, Options, Summary};
 use mend_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 fn fleet(flag: &Option<String>) -> Result<Fleet, MendError> {
@@ -216,6 +216,11 @@ pub struct WorkerArgs {
 struct LiveExec {
     runs: PathBuf,
     budget: u32,
+    /// The runner's parts, built at the worker's first job and kept for its life (one desktop,
+    /// one job at a time): a job starts without starting OCR engines or an X connection again
+    /// (issue 35: lease → start was 0.3–0.6 s, most of it this). Built again for another
+    /// language.
+    parts: Mutex<Option<Parts>>,
 }
 
 impl Exec for LiveExec {
@@ -225,7 +230,13 @@ impl Exec for LiveExec {
         let mut on = progress_to(None);
         let mut opts = Options::new(self.runs.clone());
         opts.budget = self.budget;
-        with_runner(&s.lang, &lf, store, &mut on, opts, |runner| {
+        // A job that panicked left the parts as they were: nothing in them is half-written.
+        let mut parts = self.parts.lock().unwrap_or_else(|p| p.into_inner());
+        if parts.as_ref().is_none_or(|p| p.lang != s.lang) {
+            *parts = Some(Parts::new(&s.lang)?);
+        }
+        let parts = parts.as_mut().expect("built above");
+        parts.runner(&lf, store, &mut on, opts, |runner| {
             mend_fleet::continue_job(runner, &lf, job)
         })
     }
@@ -258,6 +269,7 @@ pub fn run_worker(a: WorkerArgs) -> Result<ExitCode, MendError> {
             .join("runs")
         }),
         budget: a.budget,
+        parts: Mutex::new(None),
     });
     mend_fleet::run_worker(&fleet, opts, exec)?;
     Ok(ExitCode::SUCCESS)

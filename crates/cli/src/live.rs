@@ -125,15 +125,9 @@ pub(crate) fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
     }
 }
 
-/// The locator (with the LLM rung when `MEND_LLM_BASE_URL` is set; the flow's secrets are
-/// redacted from its prompts) and the input backend.
-pub(crate) fn runner_parts_for(
-    lang: &str,
-    lf: Option<&LoadedFlow>,
-) -> Result<(Locator, EnigoInput), MendError> {
-    let mut locator = Locator::new(lang)?;
-    // The structural rung, where the desktop has an accessibility bus.
-    locator.use_desktop_tree()?;
+/// The semantic rung for one flow: the model at `MEND_LLM_BASE_URL` (told the flow's secrets,
+/// to redact them from its prompts) or, without one, the offline matcher.
+fn semantic_for(locator: &mut Locator, lf: Option<&LoadedFlow>) {
     let secrets: Vec<String> = lf
         .map(|lf| {
             lf.flow
@@ -146,13 +140,71 @@ pub(crate) fn runner_parts_for(
                 .collect()
         })
         .unwrap_or_default();
-    if let Some(m) = mend_llm::from_env(secrets) {
-        eprintln!(
-            "semantic rung: the model at $MEND_LLM_BASE_URL, the offline matcher as fallback"
-        );
-        locator.semantic = Box::new(m);
+    match mend_llm::from_env(secrets) {
+        Some(m) => {
+            eprintln!(
+                "semantic rung: the model at $MEND_LLM_BASE_URL, the offline matcher as fallback"
+            );
+            locator.semantic = Box::new(m);
+        }
+        None => locator.semantic = Box::new(mend_locate::OfflineMatcher),
     }
-    Ok((locator, EnigoInput::new()?))
+}
+
+/// What a live runner is built on and what costs to build: the locator with its readers (the
+/// OCR engines' start is most of a job's start), the input connection, the damage stream. A
+/// worker keeps one set for its life and lends it to each job ([`Parts::runner`]); `mend run`
+/// builds one for its one run.
+pub(crate) struct Parts {
+    pub lang: String,
+    locator: Locator,
+    input: EnigoInput,
+    damage: Option<mend_capture::XDamage>,
+}
+
+impl Parts {
+    pub fn new(lang: &str) -> Result<Parts, MendError> {
+        let mut locator = Locator::new(lang)?;
+        locator.use_desktop_tree()?;
+        let input = EnigoInput::new()?;
+        // Settle on the X server's damage events (MEND_SETTLE=fingerprints: on a quiet period
+        // of identical frames; fingerprints too when the server has no DAMAGE).
+        let damage = mend_capture::damage_from_env()?;
+        Ok(Parts {
+            lang: lang.to_string(),
+            locator,
+            input,
+            damage,
+        })
+    }
+
+    /// A runner for one flow over these parts, handed to `f`.
+    pub fn runner<T>(
+        &mut self,
+        lf: &LoadedFlow,
+        store: &Store,
+        on: &mut dyn FnMut(&Progress),
+        opts: Options,
+        f: impl FnOnce(&mut Runner) -> Result<T, MendError>,
+    ) -> Result<T, MendError> {
+        semantic_for(&mut self.locator, Some(lf));
+        let clock = SystemClock::default();
+        let mut runner = Runner::new(
+            &XcapCapture,
+            &mut self.input,
+            &mut self.locator,
+            &clock,
+            store,
+            &mend_runner::secrets::lookup,
+            on,
+            opts,
+        );
+        runner.damage = self
+            .damage
+            .as_mut()
+            .map(|d| d as &mut dyn mend_capture::DamageStream);
+        f(&mut runner)
+    }
 }
 
 /// The live runner — window capture, X input, the locator, the system clock, secrets from the
@@ -166,23 +218,5 @@ pub(crate) fn with_runner<T>(
     opts: Options,
     f: impl FnOnce(&mut Runner) -> Result<T, MendError>,
 ) -> Result<T, MendError> {
-    let (mut locator, mut input) = runner_parts_for(lang, Some(lf))?;
-    let clock = SystemClock::default();
-    // Settle on the X server's damage events (MEND_SETTLE=fingerprints: on a quiet period of
-    // identical frames; fingerprints too when the server has no DAMAGE).
-    let mut damage = mend_capture::damage_from_env()?;
-    let mut runner = Runner::new(
-        &XcapCapture,
-        &mut input,
-        &mut locator,
-        &clock,
-        store,
-        &mend_runner::secrets::lookup,
-        on,
-        opts,
-    );
-    runner.damage = damage
-        .as_mut()
-        .map(|d| d as &mut dyn mend_capture::DamageStream);
-    f(&mut runner)
+    Parts::new(lang)?.runner(lf, store, on, opts, f)
 }

@@ -36,6 +36,18 @@ impl Guard {
         }
         match foreground {
             Some(fg) if fg.id == located_in.id => Ok(()),
+            // A window that never takes the focus (GNUstep's floating menu, a palette) is
+            // clicked while a window of its own application that the flow allows has the
+            // focus: it can never be in front by the focus. Keys still go only to a focused
+            // window (typing checks the focus itself), so nothing is typed into it.
+            Some(fg)
+                if located_in.takes_no_focus
+                    && fg.pid != 0
+                    && fg.pid == located_in.pid
+                    && self.allow.iter().any(|q| q.matches(fg)) =>
+            {
+                Ok(())
+            }
             Some(fg) => Err(MendError::new(
                 ErrorCode::WindowBlocked,
                 format!(
@@ -68,6 +80,7 @@ mod tests {
             rect: Rect::new(0, 0, 1, 1),
             focused: true,
             owner: None,
+            takes_no_focus: false,
         }
     }
 
@@ -88,6 +101,66 @@ mod tests {
         let other = w(3, "Terminal");
         assert_eq!(
             g.check(Some(&other), &other).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+    }
+
+    #[test]
+    fn a_window_that_takes_no_focus_is_clicked_only_while_its_own_allowed_window_has_it() {
+        let g = Guard::new(vec![
+            WindowQuery::title("draft.txt").unwrap(),
+            WindowQuery::title("TextEdit").unwrap(),
+        ]);
+        let doc = WindowInfo {
+            pid: 42,
+            ..w(1, "draft.txt")
+        };
+        let menu = WindowInfo {
+            pid: 42,
+            takes_no_focus: true,
+            ..w(2, "TextEdit")
+        };
+        assert!(g.check(Some(&doc), &menu).is_ok());
+        // The same menu of another process, or while a window the flow does not allow has
+        // the focus, or a window that does take the focus: blocked as ever.
+        let theirs = WindowInfo {
+            pid: 7,
+            ..menu.clone()
+        };
+        assert_eq!(
+            g.check(Some(&doc), &theirs).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+        let stranger = WindowInfo {
+            pid: 42,
+            ..w(3, "Terminal")
+        };
+        assert_eq!(
+            g.check(Some(&stranger), &menu).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+        let normal = WindowInfo {
+            takes_no_focus: false,
+            ..menu.clone()
+        };
+        assert_eq!(
+            g.check(Some(&doc), &normal).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+        let unknown = WindowInfo {
+            pid: 0,
+            ..menu.clone()
+        };
+        let doc0 = WindowInfo {
+            pid: 0,
+            ..doc.clone()
+        };
+        assert_eq!(
+            g.check(Some(&doc0), &unknown).unwrap_err().code,
+            ErrorCode::WindowBlocked
+        );
+        assert_eq!(
+            g.check(None, &menu).unwrap_err().code,
             ErrorCode::WindowBlocked
         );
     }

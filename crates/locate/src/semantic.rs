@@ -24,7 +24,8 @@ pub trait SemanticMatcher {
 /// GTK 3 (`gtk30.mo`, package libgtk-3-common: Save 保存, Cancel 取消, OK 确定, Delete 删除,
 /// Find 查找, Search 搜索, Back 后退, Edit 编辑, New 新建, Add 添加, Remove 移除, Password 密码,
 /// Username 用户名, Open 打开, Close 关闭, Apply 应用, Print 打印, Replace 替换, Help 帮助, Quit
-/// 退出, File 文件, Save As 另存为, Name: 名称：), gnome-keyring (Login 登录) and apt (Query 查询); `semantic_vocabulary_is_sourced`
+/// 退出, File 文件, Save As 另存为, Name: 名称：), Tk 8.6 (`msgs/zh_cn.msg`, package libtk8.6: File name:
+/// 文件名：), gnome-keyring (Login 登录) and apt (Query 查询); `semantic_vocabulary_is_sourced`
 /// checks them against the catalogs. The other words of a group are older variants of the same
 /// command on legacy screens (存盘, 检索, 登入, 确认, 修改, 新增, 返回). A domain's own vocabulary
 /// (a customer number, a balance) is not here: a flow's target carries it (`synonyms`).
@@ -34,6 +35,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["另存为", "Save As"],
     &["文件", "File"],
     &["名称", "Name"],
+    &["文件名", "File name"],
     &["登录", "登入", "Login", "Log in", "Sign in", "Log on"],
     &["删除", "Delete"],
     &["移除", "Remove"],
@@ -179,13 +181,31 @@ mod tests {
         out
     }
 
+    /// A Tcl message catalog (`::msgcat::mcset zh_cn "File &name:" "文件&名："`) the same way,
+    /// its `&` mnemonics dropped.
+    fn tcl_catalog(path: &str) -> Catalog {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("{path}: {e} (the test command installs python3-tk)"));
+        let mut out: Catalog = HashMap::new();
+        for line in text.lines() {
+            let parts: Vec<&str> = line.split('"').collect();
+            if line.trim_start().starts_with("::msgcat::mcset") && parts.len() >= 5 {
+                out.entry(parts[1].replace('&', ""))
+                    .or_default()
+                    .push(parts[3].replace('&', ""));
+            }
+        }
+        out
+    }
+
     #[test]
     fn semantic_vocabulary_is_sourced() {
         let dir = "/usr/share/locale/zh_CN/LC_MESSAGES";
+        let tk = tcl_catalog("/usr/share/tcltk/tk8.6/msgs/zh_cn.msg");
         let gtk = catalog(&format!("{dir}/gtk30.mo"));
         let keyring = catalog(&format!("{dir}/gnome-keyring.mo"));
         let apt = catalog(&format!("{dir}/apt.mo"));
-        let claims: [(&Catalog, &str, &str); 25] = [
+        let claims: [(&Catalog, &str, &str); 26] = [
             (&gtk, "Save", "保存"),
             (&gtk, "Cancel", "取消"),
             (&gtk, "OK", "确定"),
@@ -209,6 +229,7 @@ mod tests {
             (&gtk, "File", "文件"),
             (&gtk, "Save As", "另存为"),
             (&gtk, "Name:", "名称："),
+            (&tk, "File name:", "文件名："),
             (&keyring, "Login", "登录"),
             (&apt, "Query", "查询"),
         ];

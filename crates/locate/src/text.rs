@@ -39,7 +39,7 @@ pub fn normalize(label: &str) -> String {
 }
 
 fn normalize_words(label: &str) -> String {
-    let s: String = label
+    let s: String = drop_cjk_underlines(label)
         .chars()
         .map(half_width)
         .collect::<String>()
@@ -63,6 +63,27 @@ fn normalize_words(label: &str) -> String {
         s = stripped;
     }
     s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A mnemonic underline under an ideograph (Tk's 文件&名：) is read as '_' beside it
+/// ('文件名_：_'): an underscore next to an ideograph or a full-width mark is no character of
+/// a caption. An underscore between Latin letters or digits (a file name) stays.
+fn drop_cjk_underlines(s: &str) -> String {
+    let cs: Vec<char> = s.chars().collect();
+    let cjk = |c: Option<&char>| {
+        c.is_some_and(|&c| {
+            mend_ocr::is_ideograph(c)
+                || ('\u{3000}'..='\u{303f}').contains(&c)
+                || ('\u{ff00}'..='\u{ffef}').contains(&c)
+        })
+    };
+    cs.iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            **c != '_' || !(cjk(i.checked_sub(1).and_then(|j| cs.get(j))) || cjk(cs.get(i + 1)))
+        })
+        .map(|(_, c)| *c)
+        .collect()
 }
 
 fn strip_mnemonic(s: &str) -> String {
@@ -210,6 +231,16 @@ mod tests {
         assert!(label_match("File", "Eile").is_some());
         assert_eq!(label_match("Find", "Bind"), None);
         assert_eq!(label_match("Find", "End"), None);
+    }
+
+    #[test]
+    fn a_mnemonic_underline_read_beside_an_ideograph_is_no_character() {
+        // Tk's 文件&名： read with its underline as '_' on both sides of the colon.
+        assert_eq!(label_match("文件名：", "文件名_：_"), Some(1.0));
+        assert_eq!(label_match("保存", "保_存"), Some(1.0));
+        // Between Latin letters an underscore is a character (a file name).
+        assert_ne!(label_match("copy_1", "copy1"), Some(1.0));
+        assert_ne!(normalize("my_file"), normalize("myfile"));
     }
 
     #[test]

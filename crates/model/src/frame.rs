@@ -2,7 +2,7 @@ use crate::{Point, Rect};
 use serde::{Deserialize, Serialize};
 
 /// A top-level window as the capture backend sees it. `rect` is in screen pixels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WindowInfo {
     pub id: u32,
     pub title: String,
@@ -15,6 +15,11 @@ pub struct WindowInfo {
     /// The window this one is a dialog of (`WM_TRANSIENT_FOR`), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<u32>,
+    /// The window never takes the focus (WM_HINTS input false; a dock, tool bar or menu by
+    /// its EWMH type): a floating menu or a palette of its application, clicked while another
+    /// window of that application has the focus ([`crate`]'s guard allows that, clicks only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub takes_no_focus: bool,
 }
 
 /// Where a captured image came from. Every box Mend computes is relative to the frame; the
@@ -105,6 +110,7 @@ mod tests {
                 rect: window,
                 focused: true,
                 owner: None,
+                takes_no_focus: false,
             }),
             popups: vec![],
         };

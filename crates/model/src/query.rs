@@ -198,6 +198,7 @@ mod tests {
             rect: Rect::new(0, 0, 10, 10),
             focused: false,
             owner: None,
+            takes_no_focus: false,
         }
     }
 

@@ -305,6 +305,7 @@ fn win(id: u32, title: &str, focused: bool) -> WindowInfo {
         rect: Rect::new(0, 0, 320, 160),
         focused,
         owner: None,
+        takes_no_focus: false,
     }
 }
 

@@ -515,6 +515,7 @@ mod tests {
             rect,
             focused: true,
             owner: None,
+            takes_no_focus: false,
         }
     }
 

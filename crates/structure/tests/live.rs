@@ -76,6 +76,7 @@ fn x_window(display: &str, pid: u32, title_part: &str) -> Option<WindowInfo> {
             rect,
             focused: true,
             owner: None,
+            takes_no_focus: false,
         });
     }
     None

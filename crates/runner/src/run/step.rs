@@ -1122,6 +1122,7 @@ mod fit_tests {
                 rect: window,
                 focused: true,
                 owner: Some(7),
+                takes_no_focus: false,
             }),
             popups: vec![],
         }
