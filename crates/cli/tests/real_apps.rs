@@ -80,6 +80,28 @@ fn notepad_save_as_completes() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// FOX 1.6 (issue 31, batch C): xfwrite's File ▸ Save As... — a FOX menu pane activates an
+/// item on the pointer's motion inside it and dropped a press that came with the pointer's
+/// one jump onto it (every look refused at first contact); a click now arrives as a hand's
+/// does. Then Xfe's own file dialog. Completes, judged by the file.
+#[test]
+fn xfwrite_save_as_completes() {
+    let o = case("xfwrite", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// GNUstep (issue 31, batch C): TextEdit's main menu is a floating window that never takes
+/// the focus (a dock window, WM_HINTS input false), its File submenu another; both are clicked
+/// while the document window, of the same application and allowed by the flow, has the focus
+/// (WINDOW_BLOCKED on every look at first contact). Then GNUstep's save panel. Completes.
+#[test]
+fn textedit_save_as_clicks_a_menu_that_takes_no_focus() {
+    let o = case("textedit", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// Win32 under Wine (issue 31, batch B): Registry ▸ Import Registry File... — a menu item in one
 /// section between separators with `Export Registry File...` two letters away — then the
 /// common file dialog. Never Export: completed (the value lands in the registry, read back
@@ -289,6 +311,41 @@ fn mousepad_dark_save_as_by_the_tree() {
 #[test]
 fn mousepad_zh_save_as_by_the_tree() {
     every_step_by_the_tree(case_with_tree("mousepad", "zh", "save_as"));
+}
+
+/// Java Swing (issue 33): jEdit with Java's ATK wrapper on (the test kit names it to Java
+/// when a desktop has an accessibility bus): File, jEdit's own file browser's File name: field
+/// and Save, named by the tree and confirmed by the pixels. The open menu's Save As... item is
+/// found by the pixels (the tree gives no showing node for it). Completes, judged by the file.
+#[test]
+fn jedit_save_as_by_the_tree() {
+    by_the_tree_but_the_menu_item(case_with_tree("jedit", "default", "save_as"), "save_as");
+}
+
+/// GTK 2 (issue 33): mtpaint with GTK 2's gail + atk-bridge modules: File and the picker's OK
+/// by the tree; the open menu's Save As ... item by the pixels (gail gives no showing node for
+/// it) and the picker's name entry, which has no caption (the flow names it by an anchor), by
+/// the anchor rung. Completes, judged by the file.
+#[test]
+fn mtpaint_save_as_by_the_tree() {
+    by_the_tree_but_the_menu_item(case_with_tree("mtpaint", "default", "save_as"), "save_as");
+}
+
+/// Completed; every step that has a caption is found by the tree except `item` (an open
+/// menu's item, which these toolkits' trees do not show), which the pixel rungs find.
+fn by_the_tree_but_the_menu_item(o: Outcome, item: &str) {
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+    for s in &o.steps {
+        let want_tree = s.id != item && s.strategy.as_deref() != Some("anchor");
+        assert_eq!(
+            s.strategy.as_deref() == Some("structure"),
+            want_tree,
+            "{}: {:?}",
+            s.id,
+            rungs(&o)
+        );
+    }
 }
 
 fn every_step_by_the_tree(o: Outcome) {
