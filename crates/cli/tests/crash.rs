@@ -273,7 +273,14 @@ fn crash_real(app: &str, look: &str, task: &str, seed: u64) {
     let _d = Desktop::start().expect("desktop");
     let spec = real::load_app(app).expect("corpus app");
     let mend = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mend"));
-    let clean = real::run_case(&mend, &spec, look, task).expect("clean run");
+    let mut clean = real::run_case(&mend, &spec, look, task).expect("clean run");
+    if clean.verdict == "refused" {
+        // A refusal with a code is no wrong effect, but this test needs a clean run to kill:
+        // one more (nedit's Motif name field once stayed full under the test command's load:
+        // FIELD_NOT_CLEARED, nothing typed).
+        eprintln!("{app}/{look}/{task}: the clean run was refused, once more: {clean:?}");
+        clean = real::run_case(&mend, &spec, look, task).expect("clean run");
+    }
     assert_eq!(
         clean.verdict, "completed",
         "{app}/{look}/{task}: the clean run completes: {clean:?}"
