@@ -69,6 +69,9 @@ fn normalize_words(label: &str) -> String {
 /// ('文件名_：_'): an underscore next to an ideograph or a full-width mark is no character of
 /// a caption. An underscore between Latin letters or digits (a file name) stays.
 fn drop_cjk_underlines(s: &str) -> String {
+    if !s.contains('_') {
+        return s.to_string();
+    }
     let cs: Vec<char> = s.chars().collect();
     let cjk = |c: Option<&char>| {
         c.is_some_and(|&c| {

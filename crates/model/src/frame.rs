@@ -2,7 +2,7 @@ use crate::{Point, Rect};
 use serde::{Deserialize, Serialize};
 
 /// A top-level window as the capture backend sees it. `rect` is in screen pixels.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowInfo {
     pub id: u32,
     pub title: String,

@@ -23,6 +23,26 @@ fn state_word(ticked: bool) -> &'static str {
     }
 }
 
+/// A check box's state by its two witnesses: the pixels of the indicator and, where the window
+/// has one, its accessibility tree.
+enum Witnessed {
+    State(bool),
+    /// The pixels say the first, the tree the second.
+    Disagree(bool, bool),
+    Unknown,
+}
+
+/// The two must not disagree; the tree alone decides only where the pixels cannot tell and
+/// `tree_alone` allows it.
+fn witnessed(pixels: Option<bool>, tree: Option<bool>, tree_alone: bool) -> Witnessed {
+    match (pixels, tree) {
+        (Some(p), Some(t)) if p != t => Witnessed::Disagree(p, t),
+        (Some(p), _) => Witnessed::State(p),
+        (None, Some(t)) if tree_alone => Witnessed::State(t),
+        _ => Witnessed::Unknown,
+    }
+}
+
 impl Runner<'_> {
     /// Set the check box captioned at `located` (in `frame`) to `want`.
     #[allow(clippy::too_many_arguments)]
@@ -55,13 +75,11 @@ impl Runner<'_> {
                 ),
             ));
         };
-        // Two witnesses of the state: the pixels of the indicator and, where the window has
-        // one, its accessibility tree. They must not disagree; the tree alone decides only
-        // where the pixels cannot tell (and then the click must repaint the indicator).
         let pixels = mend_vision::check_state(&frame.image, ind);
         let tree = self.finder.tree_checked(frame, &caption, ind);
-        let before = match (pixels, tree) {
-            (Some(p), Some(t)) if p != t => {
+        let before = match witnessed(pixels, tree, true) {
+            Witnessed::State(s) => s,
+            Witnessed::Disagree(p, t) => {
                 return Err(refuse(
                     ErrorCode::CheckStateUnknown,
                     format!(
@@ -71,9 +89,7 @@ impl Runner<'_> {
                     ),
                 ))
             }
-            (Some(p), _) => p,
-            (None, Some(t)) => t,
-            (None, None) => {
+            Witnessed::Unknown => {
                 return Err(refuse(
                     ErrorCode::CheckStateUnknown,
                     format!(
@@ -127,17 +143,17 @@ impl Runner<'_> {
             let r = super::field::moved(frame, &now, ind);
             let pixels = mend_vision::check_state(&now.image, r);
             let tree = self.finder.tree_checked(&now, &caption, r);
-            match (pixels, tree) {
-                (Some(p), Some(t)) if p != t => None,
-                (Some(p), _) => Some(p),
-                // The pixels cannot tell: the tree's word counts only if the indicator was
-                // repainted by the click.
-                (None, Some(t)) => {
-                    let was = mend_vision::crop(&frame.image, ind);
-                    let is = mend_vision::crop(&now.image, r);
-                    (was.is_some() && is.is_some() && was != is).then_some(t)
-                }
-                (None, None) => None,
+            // The tree's word alone counts only if the click repainted the indicator.
+            let repainted = pixels.is_none() && {
+                let (was, is) = (
+                    mend_vision::crop(&frame.image, ind),
+                    mend_vision::crop(&now.image, r),
+                );
+                was.is_some() && is.is_some() && was != is
+            };
+            match witnessed(pixels, tree, repainted) {
+                Witnessed::State(s) => Some(s),
+                Witnessed::Disagree(..) | Witnessed::Unknown => None,
             }
         });
         if after != Some(want) {
