@@ -44,7 +44,12 @@ impl Runner<'_> {
         rect: Rect,
         typed: usize,
     ) -> Result<bool, MendError> {
-        if self.wait_blank(frame, rect, 0) {
+        // Empty already only if it was empty in the frame it was found in too: a click cannot
+        // empty a field, and a look that finds it blank now may have caught the window
+        // mid-repaint (WineMine's Columns field, holding 9, was read blank after its click
+        // under load, and 20 went in after the 9: a board of 30 columns). The keys are
+        // harmless on a field that is empty.
+        if mend_vision::field_is_blank(&frame.image, rect) && self.wait_blank(frame, rect, 0) {
             return Ok(false);
         }
         let backspaces = vec!["BackSpace"; (typed * 2 + 8).min(200)].join(" ");
