@@ -31,6 +31,10 @@ pub enum ErrorCode {
     /// Text was typed but the field still shows nothing: it went elsewhere (the app moved its
     /// focus). The run stops before any later step can commit it.
     FieldNotFilled,
+    /// Text was typed and the field reads it with more beside it (what it held before, or an
+    /// application's completion): the value is not the flow's. Tried again by emptying the
+    /// field first; then nothing later is done and a person decides.
+    FieldValueWrong,
     /// A check step's caption was found but no check box beside it (or two alike): nothing
     /// was clicked.
     CheckboxNotFound,
@@ -62,7 +66,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 32] = [
+    pub const ALL: [ErrorCode; 33] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -84,6 +88,7 @@ impl ErrorCode {
         ErrorCode::ResumeUnverified,
         ErrorCode::FieldNotCleared,
         ErrorCode::FieldNotFilled,
+        ErrorCode::FieldValueWrong,
         ErrorCode::CheckboxNotFound,
         ErrorCode::CheckStateUnknown,
         ErrorCode::CheckNotSet,
@@ -120,6 +125,7 @@ impl ErrorCode {
             ErrorCode::ResumeUnverified => "RESUME_UNVERIFIED",
             ErrorCode::FieldNotCleared => "FIELD_NOT_CLEARED",
             ErrorCode::FieldNotFilled => "FIELD_NOT_FILLED",
+            ErrorCode::FieldValueWrong => "FIELD_VALUE_WRONG",
             ErrorCode::CheckboxNotFound => "CHECKBOX_NOT_FOUND",
             ErrorCode::CheckStateUnknown => "CHECK_STATE_UNKNOWN",
             ErrorCode::CheckNotSet => "CHECK_NOT_SET",

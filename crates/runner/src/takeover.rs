@@ -98,6 +98,7 @@ pub fn suggestion(code: ErrorCode) -> String {
         ErrorCode::BreakerOpen => "too many steps failed on this application: look at it, then retry, skip or abort",
         ErrorCode::FieldNotCleared => "the field would not empty from the keyboard: empty it by hand, then retry; or type the value by hand and answer done",
         ErrorCode::FieldNotFilled => "the typed text did not show in its field and may have gone to another one: check every field of the form, correct it by hand, then answer done or retry",
+        ErrorCode::FieldValueWrong => "the field reads more than the typed text (what it held before, or a completion): correct it by hand so it holds exactly the flow's value, then answer done; nothing after it was done",
         ErrorCode::LoopDetected => "the same action kept repeating on an unchanged screen: do the step by hand (done) or abort",
         _ => "look at the screenshot: retry, do the step by hand (done), skip it, or abort",
     }

@@ -75,6 +75,9 @@ struct World {
     repaint_ms: u64,
     /// Until then (fake clock).
     blank_until: u64,
+    /// The application writes this into the focused field once, after it was emptied and
+    /// before the first key lands (a file box writing its path when its folder scan ends).
+    refill: Option<String>,
     /// How long each `find` takes (Mend's own reading on a loaded machine), in fake ms.
     find_cost_ms: u64,
     /// The next click on a field hands the focus to another window (a dialog of another app
@@ -449,6 +452,11 @@ impl Input for Keyboard {
         if let Some(f) = w.field.filter(|_| window == MAIN) {
             if std::mem::take(&mut w.selected) {
                 w.fields.insert(f, String::new());
+            }
+            if w.fields.get(f).is_none_or(|t| t.is_empty()) {
+                if let Some(late) = w.refill.take() {
+                    w.fields.insert(f, late);
+                }
             }
             w.fields.entry(f).or_default().push(c);
         }
@@ -1429,6 +1437,42 @@ fn a_field_that_held_text_is_emptied_even_if_a_repaint_shows_it_blank() {
     let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
     assert_eq!(b.world.borrow().fields["用户名"], "admin");
+}
+
+#[test]
+fn text_typed_after_what_the_app_wrote_into_the_field_is_read_back_and_typed_again_alone() {
+    // The field is emptied and seen empty, then the application writes "guest" into it
+    // before the keys land. Read back, the field holds more than the flow's value; the step
+    // is redone by emptying it again.
+    let b = bench("login");
+    b.world.borrow_mut().refill = Some("guest".into());
+    let body = LOGIN.replacen("text = \"admin\"", "text = \"admin\"\nclear = true", 1);
+    let (s, p) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().fields["用户名"], "admin");
+    assert!(
+        p.iter()
+            .any(|e| e.status == "retry" && e.code == Some(ErrorCode::FieldValueWrong)),
+        "the first attempt was judged by its reading"
+    );
+}
+
+#[test]
+fn a_wrong_value_that_cannot_be_typed_again_stops_before_anything_commits() {
+    // A `write` step is not redone blindly: the run stops with the field holding more, and
+    // the login after it is never clicked.
+    let b = bench("login");
+    b.world.borrow_mut().refill = Some("guest".into());
+    let body = LOGIN.replacen(
+        "text = \"admin\"",
+        "text = \"admin\"\nclear = true\nrisk = \"write\"",
+        1,
+    );
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::FieldValueWrong), "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.fields["用户名"], "guestadmin");
+    assert!(w.effects.is_empty(), "the login was never clicked");
 }
 
 #[test]

@@ -18,6 +18,81 @@ use mend_model::{ErrorCode, MendError, Rect};
 
 /// How long to wait for a field to show the effect of the keys sent to empty it.
 const EMPTY_WAIT_MS: u64 = 400;
+/// Between two readings of a field after typing: a reading with more than the text is taken
+/// only when a second one agrees (a repaint may be half-way), an unclear one is read again once.
+const READ_AGAIN_MS: u64 = 150;
+
+/// What a field's reading says of the text just typed into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ReadBack {
+    /// The reading is the text (or a misreading of it: one letter in five may differ).
+    Holds,
+    /// The reading holds the text with letters joined to it that were not typed: what the
+    /// field held before the keys (`guest` + `admin`, `9` + `20`) or a completion.
+    More(String),
+    /// Nothing to tell from (a masked field, text wider than the field, OCR noise).
+    Unsure,
+}
+
+/// A glyph a text cursor or a field's edge reads as, beside the text.
+fn edge_glyph(c: char) -> bool {
+    matches!(
+        c,
+        '|' | 'l' | 'I' | '1' | '!' | '[' | ']' | '(' | ')' | '\'' | '"' | '`'
+    )
+}
+
+/// Whether the letters touching the text on one side (up to a space) hold a letter or digit:
+/// `.bak` after `copy.txt` does, a lone `.` of noise does not.
+fn joined(side: impl Iterator<Item = char>) -> bool {
+    side.take_while(|c| !c.is_whitespace())
+        .any(|c| c.is_alphanumeric())
+}
+
+/// Judge a field's reading `seen` against the text `typed` into it. Only letters *joined* to
+/// the typed text count as more (a drop-down's arrow or a caption beside the field reads as a
+/// word apart); one cursor- or edge-like glyph at either end is not taken as a letter.
+pub(super) fn read_back(seen: &str, typed: &str) -> ReadBack {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (seen, typed) = (squash(seen), squash(typed));
+    if typed.is_empty() || seen.is_empty() {
+        return ReadBack::Unsure;
+    }
+    if seen == typed {
+        return ReadBack::Holds;
+    }
+    let mut chars: Vec<char> = seen.chars().collect();
+    let t: Vec<char> = typed.chars().collect();
+    // One cursor or edge glyph at each end, if the text itself does not end so.
+    if chars.len() > t.len()
+        && chars.last().is_some_and(|&c| edge_glyph(c))
+        && t.last() != chars.last()
+    {
+        chars.pop();
+    }
+    if chars.len() > t.len()
+        && chars.first().is_some_and(|&c| edge_glyph(c))
+        && t.first() != chars.first()
+    {
+        chars.remove(0);
+    }
+    let trimmed: String = chars.iter().collect();
+    if trimmed == typed {
+        return ReadBack::Holds;
+    }
+    let more = (0..chars.len().saturating_sub(t.len()) + 1)
+        .filter(|&i| chars[i..].starts_with(&t))
+        .any(|i| {
+            joined(chars[..i].iter().rev().copied()) || joined(chars[i + t.len()..].iter().copied())
+        });
+    if more {
+        return ReadBack::More(seen);
+    }
+    if mend_locate::text::similarity(&trimmed, &typed) >= mend_locate::text::FUZZY_MIN {
+        return ReadBack::Holds;
+    }
+    ReadBack::Unsure
+}
 
 impl Runner<'_> {
     /// Does the field at `rect` (frame pixels of `frame`'s window) read exactly `text` now?
@@ -115,6 +190,47 @@ impl Runner<'_> {
         }
     }
 
+    /// After typing `text` into the field at `rect`: read it back. A field that reads the
+    /// text with letters joined to it holds another value than the flow's (leftover text the
+    /// emptying missed or was not asked for, an application's completion): `FIELD_VALUE_WRONG`,
+    /// before any later step can commit it. A reading that cannot tell (a masked field, text
+    /// wider than the field) passes: this is one more witness, never a guess.
+    pub(super) fn expect_value(
+        &mut self,
+        frame: &Frame,
+        rect: Rect,
+        text: &str,
+    ) -> Result<ReadBack, MendError> {
+        let Some(id) = frame.info.window.as_ref().map(|w| w.id) else {
+            return Ok(ReadBack::Unsure);
+        };
+        let mut last = ReadBack::Unsure;
+        for look in 0..2 {
+            if look > 0 {
+                self.clock.sleep_ms(READ_AGAIN_MS);
+            }
+            // The window went away (a dialog closed): nothing to read.
+            let Ok(now) = self.capture.capture_window(id) else {
+                return Ok(ReadBack::Unsure);
+            };
+            let seen = self.finder.read_text(&now, moved(frame, &now, rect));
+            let this = seen.map_or(ReadBack::Unsure, |s| read_back(&s, text));
+            match (&last, &this) {
+                (_, ReadBack::Holds) => return Ok(ReadBack::Holds),
+                (ReadBack::More(_), ReadBack::More(seen)) => {
+                    return Err(err(
+                        ErrorCode::FieldValueWrong,
+                        format!(
+                            "typed '{text}' into the field at {rect:?}, and it reads '{seen}': more than was typed (what it held before, or a completion). Nothing after it was done: make the field hold exactly '{text}' by hand and answer done, or retry"
+                        ),
+                    ))
+                }
+                _ => last = this,
+            }
+        }
+        Ok(ReadBack::Unsure)
+    }
+
     /// Poll the frame's window until the field at `rect` shows no content, for `max_ms`.
     fn wait_blank(&mut self, frame: &Frame, rect: Rect, max_ms: u64) -> bool {
         let Some(id) = frame.info.window.as_ref().map(|w| w.id) else {
@@ -139,4 +255,52 @@ impl Runner<'_> {
 /// grows it up or left, and the same screen place must be looked at.
 pub(super) fn moved(before: &Frame, now: &Frame, rect: Rect) -> Rect {
     now.info.from_screen(&before.info.to_screen(&rect))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read_back, ReadBack};
+
+    #[test]
+    fn a_reading_with_letters_joined_to_the_text_is_more() {
+        assert_eq!(read_back("920", "20"), ReadBack::More("920".into()));
+        assert_eq!(
+            read_back("guestadmin", "admin"),
+            ReadBack::More("guestadmin".into())
+        );
+        assert_eq!(
+            read_back("adminadmin", "admin"),
+            ReadBack::More("adminadmin".into())
+        );
+        assert_eq!(
+            read_back("copy.txt.bak", "copy.txt"),
+            ReadBack::More("copy.txt.bak".into())
+        );
+        assert_eq!(
+            read_back("旧值新值", "新值"),
+            ReadBack::More("旧值新值".into())
+        );
+    }
+
+    #[test]
+    fn the_text_misread_or_beside_a_cursor_holds() {
+        assert_eq!(read_back("admin", "admin"), ReadBack::Holds);
+        assert_eq!(read_back("  copy  of.txt ", "copy of.txt"), ReadBack::Holds);
+        assert_eq!(read_back("admin|", "admin"), ReadBack::Holds);
+        assert_eq!(read_back("|admin", "admin"), ReadBack::Holds);
+        assert_eq!(read_back("20l", "20"), ReadBack::Holds);
+        assert_eq!(read_back("adm1n", "admin"), ReadBack::Holds);
+        assert_eq!(read_back("admin.", "admin"), ReadBack::Holds);
+    }
+
+    #[test]
+    fn a_reading_that_cannot_tell_is_unsure() {
+        // A masked field, text wider than the field, an arrow or caption apart from it.
+        assert_eq!(read_back("●●●●●", "admin"), ReadBack::Unsure);
+        assert_eq!(read_back("py.xpm", "copy.xpm"), ReadBack::Unsure);
+        assert_eq!(read_back("20 v", "20"), ReadBack::Unsure);
+        assert_eq!(read_back("", "20"), ReadBack::Unsure);
+        // A cursor glyph is not taken as a letter; a leftover "1" beside it cannot be told.
+        assert_eq!(read_back("201", "20"), ReadBack::Holds);
+    }
 }

@@ -217,6 +217,8 @@ impl Runner<'_> {
                                     ErrorCode::AssertionFailed
                                         | ErrorCode::ActionTimeout
                                         | ErrorCode::StepNotVerified
+                                        // Redone, a field is emptied before the text goes in.
+                                        | ErrorCode::FieldValueWrong
                                 )
                         } else {
                             // A control or window that is not there was already waited for.
@@ -895,6 +897,22 @@ impl Runner<'_> {
                     && (was_blank || step.clear || replace)
                 {
                     self.expect_filled(&frame, located.rect, FILLED_WAIT_MS)
+                        .map_err(acted)?;
+                }
+                // A field meant to hold only the text (it was empty, or emptied for it) reads
+                // the text, not more (something written into it after the emptying, a
+                // completion). Without `clear` the text is added to what a field held, by the
+                // flow's word. A secret is never read back (nor written into a message).
+                let secret = step
+                    .text
+                    .as_deref()
+                    .is_some_and(|t| t.contains("${secret:"));
+                if step.types_into_field()
+                    && !text.trim().is_empty()
+                    && (was_blank || step.clear || replace)
+                    && !secret
+                {
+                    self.expect_value(&frame, located.rect, &text)
                         .map_err(acted)?;
                 }
             }
