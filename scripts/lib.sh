@@ -33,6 +33,9 @@ DEBIAN_PACKAGES=(
     # batch C: GTK 2 (mtpaint), Tk (IDLE), FOX (Xfe's xfwrite; xfe-i18n for its Chinese look),
     # GNUstep (TextEdit)
     mtpaint idle-python3.11 xfe xfe-i18n textedit.app
+    # batch D: Lazarus LCL on GTK 2 (Double Commander), GTK 4 + libadwaita (GNOME Text Editor),
+    # wxWidgets (Poedit), LibreOffice's own VCL toolkit (Writer; l10n-zh-cn for its Chinese look)
+    doublecmd-gtk gnome-text-editor poedit libreoffice-writer libreoffice-l10n-zh-cn
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
