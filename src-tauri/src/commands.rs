@@ -105,7 +105,7 @@ pub fn read_image(s: State<Studio>, path: String) -> Result<String, MendError> {
 
 #[tauri::command]
 pub async fn propose_target(title: String, x: i32, y: i32) -> Result<studio::Proposal, MendError> {
-    studio::propose_target(&title, x, y, "chi_sim+eng")
+    studio::propose_target(&title, x, y, mend_app::DEFAULT_LANG)
 }
 
 #[tauri::command]
@@ -113,7 +113,7 @@ pub async fn test_locate(
     title: String,
     target: TargetSpec,
 ) -> Result<studio::LocateResult, MendError> {
-    studio::test_locate(&title, &target, "chi_sim+eng")
+    studio::test_locate(&title, &target, mend_app::DEFAULT_LANG)
 }
 
 #[tauri::command]

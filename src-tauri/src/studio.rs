@@ -4,16 +4,13 @@
 
 use base64::Engine as _;
 use mend_capture::{Capture, Frame, WindowQuery, XcapCapture};
-use mend_input::EnigoInput;
-use mend_locate::{Locator, Recorded};
+use mend_locate::Recorded;
 use mend_model::{
     flow_warnings, parse_flow, ErrorCode, Flow, FlowWarning, Located, MendError, Point, Rect, Role,
     Target, TargetSpec,
 };
 use mend_runner::takeover::{self, Change, Resolution, Takeover, CHANGES, TAKEOVERS};
-use mend_runner::{
-    read_rows, summary_from, LoadedFlow, Options, Progress, Runner, Summary, SystemClock,
-};
+use mend_runner::{read_rows, summary_from, LoadedFlow, Options, Progress, Runner, Summary};
 use mend_store::{RunRecord, Store};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -399,7 +396,7 @@ pub fn test_locate(title: &str, spec: &TargetSpec, lang: &str) -> Result<LocateR
         context: spec.context.clone(),
         synonyms: spec.synonyms.clone(),
     };
-    let mut locator = Locator::new(lang)?;
+    let mut locator = mend_app::locator(lang, true, None)?;
     Ok(
         match locator.locate(&frame, &target, &Recorded::default()) {
             Ok(l) => LocateResult {
@@ -455,45 +452,32 @@ pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), Men
         columns.extend(r.keys().cloned());
     }
     let lf = LoadedFlow::load(&path, &columns)?;
-    on_worker(s, sink, move |r| {
-        r.start(&lf, req.vars, rows, "chi_sim+eng")
+    let lang = mend_app::DEFAULT_LANG.to_string();
+    on_worker(s, sink, lf, lang.clone(), move |r, lf| {
+        r.start(lf, req.vars, rows, &lang)
     })
 }
 
-/// Run `work` with a live runner on a worker thread, one at a time (input goes to one thing
-/// at a time): its progress and its end go to `sink`.
+/// Run `work` with a live runner for `lf` on a worker thread, one at a time (input goes to one
+/// thing at a time): its progress and its end go to `sink`. The runner is `mend_app`'s, the
+/// one `mend run` builds: the same rungs, the semantic one included.
 fn on_worker(
     s: &Studio,
     sink: impl Sink,
-    work: impl FnOnce(&mut Runner) -> Result<Summary, MendError> + Send + 'static,
+    lf: LoadedFlow,
+    lang: String,
+    work: impl FnOnce(&mut Runner, &LoadedFlow) -> Result<Summary, MendError> + Send + 'static,
 ) -> Result<(), MendError> {
     guard_busy(s)?;
     let busy = s.busy.clone();
     let store = s.store.clone();
     let runs_dir = s.db_dir.join("runs");
     std::thread::spawn(move || {
-        let result = (|| {
-            let mut locator = Locator::new("chi_sim+eng")?;
-            locator.use_desktop_tree()?;
-            let mut input = EnigoInput::new()?;
-            let clock = SystemClock::default();
-            let mut damage = mend_capture::damage_from_env()?;
-            let mut on = |p: &Progress| sink.progress(p);
-            let mut runner = Runner::new(
-                &XcapCapture,
-                &mut input,
-                &mut locator,
-                &clock,
-                &store,
-                &mend_runner::secrets::lookup,
-                &mut on,
-                Options::new(runs_dir),
-            );
-            runner.damage = damage
-                .as_mut()
-                .map(|d| d as &mut dyn mend_capture::DamageStream);
-            work(&mut runner)
-        })();
+        let mut on = |p: &Progress| sink.progress(p);
+        let result =
+            mend_app::with_runner(&lang, &lf, &store, &mut on, Options::new(runs_dir), |r| {
+                work(r, &lf)
+            });
         *busy.lock().expect("lock") = false;
         sink.finished(result);
     });
@@ -529,7 +513,8 @@ pub fn resolve_takeover(
         .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
     let lf = LoadedFlow::for_run(&rec)?;
     let id = id.to_string();
-    on_worker(s, sink, move |r| r.resolve(&lf, &id, res))
+    let lang = mend_app::lang_of(&rec);
+    on_worker(s, sink, lf, lang, move |r, lf| r.resolve(lf, &id, res))
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -581,7 +566,17 @@ mod tests {
             let src = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../fixtures/flows")
                 .join(f);
-            std::fs::copy(src, flows.join(f)).unwrap();
+            std::fs::copy(&src, flows.join(f)).unwrap();
+            // The flow's recorded crops, beside it.
+            let crops = src.with_extension("crops");
+            if crops.is_dir() {
+                let to = flows.join(crops.file_name().unwrap());
+                std::fs::create_dir_all(&to).unwrap();
+                for e in std::fs::read_dir(&crops).unwrap() {
+                    let e = e.unwrap();
+                    std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+                }
+            }
         }
         dir
     }
@@ -649,6 +644,105 @@ mod tests {
         let c = duplicate_flow(&s, "mine.toml", "mine2.toml").unwrap();
         assert!(c.flow.is_some());
         assert!(duplicate_flow(&s, "mine.toml", "mine2.toml").is_err());
+    }
+
+    /// A run's progress, or its end.
+    type Event = (Option<Progress>, Option<Result<Summary, MendError>>);
+
+    /// Progress and the end of a run, sent back to the test.
+    struct ChannelSink(std::sync::mpsc::Sender<Event>);
+    impl Sink for ChannelSink {
+        fn progress(&self, p: &Progress) {
+            let _ = self.0.send((Some(p.clone()), None));
+        }
+        fn finished(&self, s: Result<Summary, MendError>) {
+            let _ = self.0.send((None, Some(s)));
+        }
+    }
+
+    /// Each step's rung, in order.
+    fn rungs(steps: impl Iterator<Item = (String, Option<String>)>) -> Vec<String> {
+        steps
+            .map(|(id, rung)| format!("{id}:{}", rung.unwrap_or_else(|| "-".into())))
+            .collect()
+    }
+
+    /// The same flow, run by `mend run` and by the studio on the same screen of the practice
+    /// app (its English look, a flow written in Chinese: the semantic rung finds the buttons),
+    /// meets the same rungs and ends the same, judged by the app's own ledger. The studio once
+    /// built its own runner without the semantic rung and refused here.
+    #[test]
+    fn the_studio_and_mend_run_meet_the_same_rungs_on_the_same_screen() {
+        use mend_testkit::{App, Desktop};
+        // SAFETY: nextest runs each test in a process of its own; set before any thread.
+        unsafe { std::env::set_var("DESK_PASSWORD", "pw-s3cret") };
+        let _d = Desktop::start().expect("desktop");
+        let (dir, s) = studio();
+        let flow = dir.path().join("flows/login_edit_save.toml");
+
+        // `mend run`, the binary the workspace's tests build beside this one.
+        let mend = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .and_then(Path::parent)
+            .unwrap()
+            .join("mend");
+        assert!(
+            mend.exists(),
+            "{} is built by `cargo nextest run --workspace`",
+            mend.display()
+        );
+        let app = App::start("en", &[], "login").expect("practice app");
+        let out = std::process::Command::new(&mend)
+            .args(["run", &flow.display().to_string(), "--json", "--db"])
+            .arg(dir.path().join("cli-db"))
+            .output()
+            .unwrap();
+        let cli: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let cli_ledger: Vec<String> = app.ledger().iter().map(|l| l["op"].to_string()).collect();
+        drop(app);
+
+        let app = App::start("en", &[], "login").expect("practice app");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let req = RunRequest {
+            file: "login_edit_save.toml".into(),
+            vars: Default::default(),
+            data: None,
+        };
+        start_run(&s, req, ChannelSink(tx)).unwrap();
+        let studio = loop {
+            match rx
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .expect("the run ends")
+            {
+                (_, Some(end)) => break end.expect("the studio's run"),
+                _ => continue,
+            }
+        };
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let studio_ledger: Vec<String> = app.ledger().iter().map(|l| l["op"].to_string()).collect();
+
+        let studio = serde_json::to_value(&studio).unwrap();
+        assert_eq!(cli["status"], "passed", "{cli}");
+        assert_eq!(studio["status"], "passed", "{studio}");
+        assert_eq!(cli_ledger, vec!["\"login\"", "\"save\""]);
+        assert_eq!(studio_ledger, cli_ledger);
+        let by = |sum: &serde_json::Value| {
+            rungs(sum["steps"].as_array().unwrap().iter().map(|st| {
+                (
+                    st["id"].as_str().unwrap_or_default().to_string(),
+                    st["strategy"].as_str().map(str::to_string),
+                )
+            }))
+        };
+        assert!(
+            by(&cli).iter().any(|r| r.ends_with(":semantic")),
+            "a step found by meaning: {:?}",
+            by(&cli)
+        );
+        assert_eq!(by(&studio), by(&cli));
     }
 
     struct NoSink;

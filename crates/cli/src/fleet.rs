@@ -31,7 +31,7 @@ pub enum QueueCmd {
         data: Option<PathBuf>,
         #[arg(long = "var", value_name = "K=V")]
         vars: Vec<String>,
-        #[arg(long, default_value = "chi_sim+eng")]
+        #[arg(long, default_value = mend_app::DEFAULT_LANG)]
         lang: String,
         #[arg(long)]
         json: bool,

@@ -18,7 +18,7 @@ pub struct InspectArgs {
     /// Folder to write frame.png, frame.json, words.json, candidates.json, overlay.png.
     #[arg(long)]
     pub out: PathBuf,
-    #[arg(long, default_value = "chi_sim+eng")]
+    #[arg(long, default_value = mend_app::DEFAULT_LANG)]
     pub lang: String,
     /// Inspect a screenshot instead of the live screen.
     #[arg(long)]

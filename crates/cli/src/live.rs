@@ -1,14 +1,11 @@
-//! The live engine both `mend run` (and its siblings) and `mend worker` build: where runs are
-//! kept (`DbArgs`, a fleet's database), the `--var`s, progress on the terminal, and the runner
-//! over the live desktop. `run.rs` and `fleet.rs` each use it and not each other.
+//! What `mend run` (and its siblings) and `mend worker` share: where runs are kept (`DbArgs`, a
+//! fleet's database), the `--var`s, progress on the terminal; the runner over the live desktop
+//! is `mend_app`'s, as the studio's is. `run.rs` and `fleet.rs` each use it and not each other.
 
 use clap::Args;
-use mend_capture::XcapCapture;
 use mend_fleet::Fleet;
-use mend_input::EnigoInput;
-use mend_locate::Locator;
 use mend_model::{ErrorCode, MendError};
-use mend_runner::{LoadedFlow, Options, Progress, Runner, SystemClock};
+use mend_runner::Progress;
 use mend_store::Store;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -125,98 +122,4 @@ pub(crate) fn progress_to(events: Option<PathBuf>) -> impl FnMut(&Progress) {
     }
 }
 
-/// The semantic rung for one flow: the model at `MEND_LLM_BASE_URL` (told the flow's secrets,
-/// to redact them from its prompts) or, without one, the offline matcher.
-fn semantic_for(locator: &mut Locator, lf: Option<&LoadedFlow>) {
-    let secrets: Vec<String> = lf
-        .map(|lf| {
-            lf.flow
-                .steps
-                .iter()
-                .filter_map(|s| s.text.as_deref())
-                .flat_map(mend_model::references)
-                .filter_map(|r| r.strip_prefix("secret:"))
-                .filter_map(mend_runner::secrets::lookup)
-                .collect()
-        })
-        .unwrap_or_default();
-    match mend_llm::from_env(secrets) {
-        Some(m) => {
-            eprintln!(
-                "semantic rung: the model at $MEND_LLM_BASE_URL, the offline matcher as fallback"
-            );
-            locator.semantic = Box::new(m);
-        }
-        None => locator.semantic = Box::new(mend_locate::OfflineMatcher),
-    }
-}
-
-/// What a live runner is built on and what costs to build: the locator with its readers (the
-/// OCR engines' start is most of a job's start), the input connection, the damage stream. A
-/// worker keeps one set for its life and lends it to each job ([`Parts::runner`]); `mend run`
-/// builds one for its one run.
-pub(crate) struct Parts {
-    pub lang: String,
-    locator: Locator,
-    input: EnigoInput,
-    damage: Option<mend_capture::XDamage>,
-}
-
-impl Parts {
-    pub fn new(lang: &str) -> Result<Parts, MendError> {
-        let mut locator = Locator::new(lang)?;
-        locator.use_desktop_tree()?;
-        let input = EnigoInput::new()?;
-        // Settle on the X server's damage events (MEND_SETTLE=fingerprints: on a quiet period
-        // of identical frames; fingerprints too when the server has no DAMAGE).
-        let damage = mend_capture::damage_from_env()?;
-        Ok(Parts {
-            lang: lang.to_string(),
-            locator,
-            input,
-            damage,
-        })
-    }
-
-    /// A runner for one flow over these parts, handed to `f`.
-    pub fn runner<T>(
-        &mut self,
-        lf: &LoadedFlow,
-        store: &Store,
-        on: &mut dyn FnMut(&Progress),
-        opts: Options,
-        f: impl FnOnce(&mut Runner) -> Result<T, MendError>,
-    ) -> Result<T, MendError> {
-        semantic_for(&mut self.locator, Some(lf));
-        let clock = SystemClock::default();
-        let mut runner = Runner::new(
-            &XcapCapture,
-            &mut self.input,
-            &mut self.locator,
-            &clock,
-            store,
-            &mend_runner::secrets::lookup,
-            on,
-            opts,
-        );
-        runner.damage = self
-            .damage
-            .as_mut()
-            .map(|d| d as &mut dyn mend_capture::DamageStream);
-        f(&mut runner)
-    }
-}
-
-/// The live runner — window capture, X input, the locator, the system clock, secrets from the
-/// environment or the keyring — handed to `f`; `mend run`, `resume` and `takeover resolve`
-/// differ only in what they ask of it.
-pub(crate) fn with_runner<T>(
-    lang: &str,
-    lf: &LoadedFlow,
-    store: &Store,
-    on: &mut dyn FnMut(&Progress),
-    opts: Options,
-    f: impl FnOnce(&mut Runner) -> Result<T, MendError>,
-) -> Result<T, MendError> {
-    Parts::new(lang)?.runner(lf, store, on, opts, f)
-}
+pub(crate) use mend_app::{with_runner, Parts};

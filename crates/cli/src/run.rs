@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// OCR languages.
-    #[arg(long, default_value = "chi_sim+eng")]
+    #[arg(long, default_value = mend_app::DEFAULT_LANG)]
     pub lang: String,
     /// Input actions the run may send at most.
     #[arg(long, default_value_t = 1000)]
@@ -233,11 +233,7 @@ pub fn run_resume(a: ResumeArgs) -> Result<ExitCode, MendError> {
         ))
     })?;
     let lf = LoadedFlow::for_run(&rec)?;
-    let lang = if rec.lang.is_empty() {
-        "chi_sim+eng".to_string()
-    } else {
-        rec.lang.clone()
-    };
+    let lang = mend_app::lang_of(&rec);
     let mut on = print_progress;
     let mut opts = Options::new(a.db.dir().join("runs"));
     opts.budget = a.budget;
@@ -468,11 +464,7 @@ pub fn run_takeover(cmd: TakeoverCmd) -> Result<ExitCode, MendError> {
                 .run(&t.run)?
                 .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
             let lf = LoadedFlow::for_run(&rec)?;
-            let lang = if rec.lang.is_empty() {
-                "chi_sim+eng".to_string()
-            } else {
-                rec.lang.clone()
-            };
+            let lang = mend_app::lang_of(&rec);
             let mut on = progress_to(a.events.clone());
             let opts = Options::new(a.db.dir().join("runs"));
             eprintln!("resolving {} with {}", a.id, res.name());

@@ -1,6 +1,6 @@
 use clap::Args;
 use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery, XcapCapture};
-use mend_locate::{Locator, Recorded, Refusal};
+use mend_locate::{Recorded, Refusal};
 use mend_model::{ErrorCode, Located, MendError, Role, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,7 +27,7 @@ pub struct TargetArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub offset: Option<String>,
     /// OCR languages.
-    #[arg(long, default_value = "chi_sim+eng")]
+    #[arg(long, default_value = mend_app::DEFAULT_LANG)]
     pub lang: String,
     /// Read this screenshot (PNG + optional JSON sidecar) instead of the live screen.
     #[arg(long)]
@@ -114,13 +114,7 @@ impl TargetArgs {
 pub fn locate(t: &TargetArgs) -> Result<(Frame, Result<Located, Refusal>), MendError> {
     let target = t.target()?;
     let frame = t.capture()?;
-    let mut locator = Locator::new(&t.lang)?;
-    if t.image.is_none() {
-        locator.use_desktop_tree()?;
-    }
-    if let Some(m) = mend_llm::from_env(vec![]) {
-        locator.semantic = Box::new(m);
-    }
+    let mut locator = mend_app::locator(&t.lang, t.image.is_none(), None)?;
     let template = match &t.crop {
         Some(p) => Some(
             image::open(p)

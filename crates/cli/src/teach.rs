@@ -19,7 +19,7 @@ pub struct TeachArgs {
     #[arg(long)]
     pub window: String,
     /// OCR languages.
-    #[arg(long, default_value = "chi_sim+eng")]
+    #[arg(long, default_value = mend_app::DEFAULT_LANG)]
     pub lang: String,
     /// The flow's name (default: the file's stem).
     #[arg(long)]

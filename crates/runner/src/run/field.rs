@@ -221,7 +221,9 @@ impl Runner<'_> {
                     return Err(err(
                         ErrorCode::FieldValueWrong,
                         format!(
-                            "typed '{text}' into the field at {rect:?}, and it reads '{seen}': more than was typed (what it held before, or a completion). Nothing after it was done: make the field hold exactly '{text}' by hand and answer done, or retry"
+                            "typed {} characters into the field at {rect:?}, and it reads {} with more joined to them (what it held before, or a completion; typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
+                            text.chars().count(),
+                            seen.chars().count()
                         ),
                     ))
                 }
