@@ -670,7 +670,8 @@ mod tests {
     /// The same flow, run by `mend run` and by the studio on the same screen of the practice
     /// app (its English look, a flow written in Chinese: the semantic rung finds the buttons),
     /// meets the same rungs and ends the same, judged by the app's own ledger. The studio once
-    /// built its own runner without the semantic rung and refused here.
+    /// built a runner of its own: it never asked the model at `MEND_LLM_BASE_URL` (only the
+    /// offline matcher) and answered a takeover with fixed languages, not the run's.
     #[test]
     fn the_studio_and_mend_run_meet_the_same_rungs_on_the_same_screen() {
         use mend_testkit::{App, Desktop};
