@@ -170,6 +170,29 @@ impl Locator {
         })
     }
 
+    /// What a field at `rect` (frame pixels) reads, one reading per reader (the second reader
+    /// when there is one): two readers that agree are a witness a single one is not. Empty
+    /// readings are left out.
+    pub fn read_field(&mut self, frame: &Frame, rect: Rect) -> Vec<String> {
+        let area = rect.inflate(-2);
+        let one = |ocr: &mut OcrEngine, opts: mend_ocr::OcrOptions| -> Option<String> {
+            let lines = ocr.read_lines(&frame.image, area, opts).ok()?;
+            let text = lines
+                .iter()
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            (!text.trim().is_empty()).then_some(text)
+        };
+        let mut out: Vec<String> = one(&mut self.ocr, line_ocr(rect.h)).into_iter().collect();
+        // The witness reads word by word: read as one line, a drop-down's arrow beside the
+        // text can take the whole line with it (LibreOffice's file name box read `局`).
+        if let Some((ocr, _)) = self.second.as_mut() {
+            out.extend(one(ocr, REGION_OCR));
+        }
+        out
+    }
+
     /// Forget every cached reading: the next locate starts cold (benchmarks, a new screen).
     pub fn clear_caches(&mut self) {
         self.ocr.clear_cache();

@@ -44,6 +44,10 @@ pub trait Finder {
     fn read_text(&mut self, _frame: &Frame, _rect: Rect) -> Option<String> {
         None
     }
+    /// What a field reads, one reading per reader (two when a second reader witnesses).
+    fn read_field(&mut self, frame: &Frame, rect: Rect) -> Vec<String> {
+        self.read_text(frame, rect).into_iter().collect()
+    }
     /// Notes for the audit since the last call (a language model's answers and reasons).
     fn notes(&mut self) -> Vec<String> {
         Vec::new()
@@ -88,6 +92,10 @@ impl Finder for Locator {
 
     fn tree_checked(&mut self, frame: &Frame, caption: &str, indicator: Rect) -> Option<bool> {
         Locator::tree_checked(self, frame, caption, indicator)
+    }
+
+    fn read_field(&mut self, frame: &Frame, rect: Rect) -> Vec<String> {
+        Locator::read_field(self, frame, rect)
     }
 
     fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {

@@ -78,6 +78,12 @@ struct World {
     /// The application writes this into the focused field once, after it was emptied and
     /// before the first key lands (a file box writing its path when its folder scan ends).
     refill: Option<String>,
+    /// The application loses the n-th character typed into an empty field (its completion
+    /// racing the keys); once, or on every typing when `loses_always`.
+    loses_nth: Option<usize>,
+    loses_always: bool,
+    /// Characters typed into the focused field since it was last empty.
+    typed_since_empty: usize,
     /// How long each `find` takes (Mend's own reading on a loaded machine), in fake ms.
     find_cost_ms: u64,
     /// The next click on a field hands the focus to another window (a dialog of another app
@@ -454,9 +460,17 @@ impl Input for Keyboard {
                 w.fields.insert(f, String::new());
             }
             if w.fields.get(f).is_none_or(|t| t.is_empty()) {
+                w.typed_since_empty = 0;
                 if let Some(late) = w.refill.take() {
                     w.fields.insert(f, late);
                 }
+            }
+            w.typed_since_empty += 1;
+            if w.loses_nth == Some(w.typed_since_empty) {
+                if !w.loses_always {
+                    w.loses_nth = None;
+                }
+                return Ok(());
             }
             w.fields.entry(f).or_default().push(c);
         }
@@ -489,6 +503,13 @@ impl Finder for Seer {
                 .tree_live
                 .then(|| w.ticks.get(l).copied().unwrap_or(false)),
         }
+    }
+
+    /// Two readers, both reading exactly.
+    fn read_field(&mut self, frame: &Frame, r: Rect) -> Vec<String> {
+        self.read_text(frame, r)
+            .map(|t| vec![t.clone(), t])
+            .unwrap_or_default()
     }
 
     /// A field reads as its content (nothing when empty), any other control as its caption.
@@ -1472,6 +1493,31 @@ fn a_wrong_value_that_cannot_be_typed_again_stops_before_anything_commits() {
     assert_eq!(s.code, Some(ErrorCode::FieldValueWrong), "{s:?}");
     let w = b.world.borrow();
     assert_eq!(w.fields["用户名"], "guestadmin");
+    assert!(w.effects.is_empty(), "the login was never clicked");
+}
+
+#[test]
+fn a_letter_lost_on_the_way_into_a_field_is_typed_again_or_stops_the_run() {
+    // The application loses the 2nd letter ("amin"): two readers agree the field holds
+    // another value. Once: redone, the field holds "admin". Every time: the run stops with
+    // the field as it is, and the login is never clicked.
+    let body = LOGIN.replacen("text = \"admin\"", "text = \"admin\"\nclear = true", 1);
+    let b = bench("login");
+    b.world.borrow_mut().loses_nth = Some(2);
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().fields["用户名"], "admin");
+
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.loses_nth = Some(2);
+        w.loses_always = true;
+    }
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::FieldValueWrong), "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.fields["用户名"], "amin");
     assert!(w.effects.is_empty(), "the login was never clicked");
 }
 

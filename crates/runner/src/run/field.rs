@@ -18,8 +18,8 @@ use mend_model::{ErrorCode, MendError, Rect};
 
 /// How long to wait for a field to show the effect of the keys sent to empty it.
 const EMPTY_WAIT_MS: u64 = 400;
-/// Between two readings of a field after typing: a reading with more than the text is taken
-/// only when a second one agrees (a repaint may be half-way), an unclear one is read again once.
+/// Between two readings of a field after typing: a reading of another value is taken only
+/// when the next one agrees (a repaint may be half-way), an unclear one is read again once.
 const READ_AGAIN_MS: u64 = 150;
 
 /// What a field's reading says of the text just typed into it.
@@ -32,14 +32,68 @@ pub(super) enum ReadBack {
     More(String),
     /// Nothing to tell from (a masked field, text wider than the field, OCR noise).
     Unsure,
+    /// Two readers agree on a reading that is not the text (a letter lost to an application's
+    /// completion: `/rot/` for `/root/`). One reader alone never says this: a misreading and
+    /// a lost letter look the same to it.
+    Other(String),
 }
 
-/// A glyph a text cursor or a field's edge reads as, beside the text.
-fn edge_glyph(c: char) -> bool {
+/// The readings of each reader, judged together: more seen by any reader is more; two
+/// readers that read the same line, not the text, hold another value; else the first
+/// reader's verdict, a misreading forgiven.
+pub(super) fn read_back_by(readings: &[String], typed: &str) -> ReadBack {
+    let verdicts: Vec<ReadBack> = readings.iter().map(|r| read_back(r, typed)).collect();
+    if let Some(more) = verdicts.iter().find(|v| matches!(v, ReadBack::More(_))) {
+        return more.clone();
+    }
+    // Two readers agree, on more than what both misread alike (case, 0 and O, 1 and l), and
+    // only inside the text: a field that cut the text's ends (scrolled, clipped) is no witness.
+    if let [a, b] = readings {
+        let (fa, fb, ft) = (fold(&inner(a, typed)), fold(&inner(b, typed)), fold(typed));
+        let same_ends = fa.first() == ft.first() && fa.last() == ft.last();
+        if fa == fb && fa != ft && same_ends && verdicts[0] == ReadBack::Holds {
+            return ReadBack::Other(a.clone());
+        }
+    }
+    verdicts.into_iter().next().unwrap_or(ReadBack::Unsure)
+}
+
+/// A reading without a cursor or edge glyph at either end (see [`read_back`]).
+fn inner(seen: &str, typed: &str) -> String {
+    let mut chars: Vec<char> = seen.trim().chars().collect();
+    let t: Vec<char> = typed.trim().chars().collect();
+    if chars.last().is_some_and(|&c| edge_glyph(c, &t)) && t.last() != chars.last() {
+        chars.pop();
+    }
+    if chars.first().is_some_and(|&c| edge_glyph(c, &t)) && t.first() != chars.first() {
+        chars.remove(0);
+    }
+    chars.into_iter().collect()
+}
+
+/// A text as two readers may both misread it: no spaces, one case, 0 as o, 1 i | as l.
+fn fold(s: &str) -> Vec<char> {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            '0' => 'o',
+            '1' | 'i' | '|' | '!' => 'l',
+            c => c,
+        })
+        .collect()
+}
+
+/// A glyph a text cursor or a field's edge reads as, beside the text: a bar, a bracket, a
+/// drop-down's arrow — read as an ideograph by the Chinese model when the text has none
+/// (a combo box's arrow glued to `copy.fodt` read `copy.fodt局`).
+fn edge_glyph(c: char, typed: &[char]) -> bool {
+    let ideograph =
+        |c: char| matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF);
     matches!(
         c,
-        '|' | 'l' | 'I' | '1' | '!' | '[' | ']' | '(' | ')' | '\'' | '"' | '`'
-    )
+        '|' | 'l' | 'I' | '1' | '!' | '[' | ']' | '(' | ')' | '\'' | '"' | '`' | '▼' | '▾' | '▽'
+    ) || (ideograph(c) && !typed.iter().any(|&t| ideograph(t)))
 }
 
 /// Whether the letters touching the text on one side (up to a space) hold a letter or digit:
@@ -65,13 +119,13 @@ pub(super) fn read_back(seen: &str, typed: &str) -> ReadBack {
     let t: Vec<char> = typed.chars().collect();
     // One cursor or edge glyph at each end, if the text itself does not end so.
     if chars.len() > t.len()
-        && chars.last().is_some_and(|&c| edge_glyph(c))
+        && chars.last().is_some_and(|&c| edge_glyph(c, &t))
         && t.last() != chars.last()
     {
         chars.pop();
     }
     if chars.len() > t.len()
-        && chars.first().is_some_and(|&c| edge_glyph(c))
+        && chars.first().is_some_and(|&c| edge_glyph(c, &t))
         && t.first() != chars.first()
     {
         chars.remove(0);
@@ -205,7 +259,16 @@ impl Runner<'_> {
             return Ok(ReadBack::Unsure);
         };
         let mut last = ReadBack::Unsure;
-        for look in 0..2 {
+        // Up to three looks: a verdict of another value stands when the next look agrees; an
+        // unclear first look (a repaint half-way) is read again.
+        for look in 0..3 {
+            let go_on = match &last {
+                ReadBack::More(_) | ReadBack::Other(_) => true,
+                _ => look < 2,
+            };
+            if !go_on {
+                break;
+            }
             if look > 0 {
                 self.clock.sleep_ms(READ_AGAIN_MS);
             }
@@ -213,15 +276,16 @@ impl Runner<'_> {
             let Ok(now) = self.capture.capture_window(id) else {
                 return Ok(ReadBack::Unsure);
             };
-            let seen = self.finder.read_text(&now, moved(frame, &now, rect));
-            let this = seen.map_or(ReadBack::Unsure, |s| read_back(&s, text));
+            let seen = self.finder.read_field(&now, moved(frame, &now, rect));
+            let this = read_back_by(&seen, text);
             match (&last, &this) {
                 (_, ReadBack::Holds) => return Ok(ReadBack::Holds),
-                (ReadBack::More(_), ReadBack::More(seen)) => {
+                (ReadBack::More(_), ReadBack::More(seen))
+                | (ReadBack::Other(_), ReadBack::Other(seen)) => {
                     return Err(err(
                         ErrorCode::FieldValueWrong,
                         format!(
-                            "typed {} characters into the field at {rect:?}, and it reads {} with more joined to them (what it held before, or a completion; typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
+                            "typed {} characters into the field at {rect:?}, and it reads {} that are not them (more joined to them: what it held before, or a completion; or, as two readers agree, a letter lost or changed on the way in — typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
                             text.chars().count(),
                             seen.chars().count()
                         ),
@@ -261,7 +325,7 @@ pub(super) fn moved(before: &Frame, now: &Frame, rect: Rect) -> Rect {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_back, ReadBack};
+    use super::{read_back, read_back_by, ReadBack};
 
     #[test]
     fn a_reading_with_letters_joined_to_the_text_is_more() {
@@ -291,8 +355,65 @@ mod tests {
         assert_eq!(read_back("admin|", "admin"), ReadBack::Holds);
         assert_eq!(read_back("|admin", "admin"), ReadBack::Holds);
         assert_eq!(read_back("20l", "20"), ReadBack::Holds);
+        // A drop-down's arrow glued to the text, read as an ideograph the text does not have.
+        assert_eq!(read_back("copy.fodt局", "copy.fodt"), ReadBack::Holds);
+        assert_eq!(
+            read_back("旧值新值", "新值"),
+            ReadBack::More("旧值新值".into())
+        );
         assert_eq!(read_back("adm1n", "admin"), ReadBack::Holds);
         assert_eq!(read_back("admin.", "admin"), ReadBack::Holds);
+    }
+
+    #[test]
+    fn two_readers_that_agree_on_a_lost_letter_say_another_value() {
+        let typed = "/root/work/copy.fodt";
+        let rot = "/rot/work/copy.fodt".to_string();
+        assert_eq!(
+            read_back_by(&[rot.clone(), rot.clone()], typed),
+            ReadBack::Other(rot.clone())
+        );
+        // One reader alone forgives it as a misreading; two that differ are no witness.
+        assert_eq!(read_back_by(std::slice::from_ref(&rot), typed), ReadBack::Holds);
+        assert_eq!(
+            read_back_by(&[rot.clone(), typed.to_string()], typed),
+            ReadBack::Holds
+        );
+        // What both readers misread alike, and a cursor one of them saw, is the text.
+        assert_eq!(
+            read_back_by(&["KVuSF3|".into(), "KVUSF3".into()], "KVUSF3"),
+            ReadBack::Holds
+        );
+        assert!(!matches!(
+            read_back_by(&["C0O2".into(), "COO2".into()], "C002"),
+            ReadBack::Other(_)
+        ));
+        // The LibreOffice reading: one reader saw the combo box's arrow as 局 as well.
+        let typed = "/root/.cache/work/copy.fodt";
+        assert_eq!(
+            read_back_by(
+                &[
+                    "/rot/.cache/work/copy.fodt".into(),
+                    "/rot/.cache/work/copy.fodt局".into()
+                ],
+                typed
+            ),
+            ReadBack::Other("/rot/.cache/work/copy.fodt".into())
+        );
+        // Ends cut off (a scrolled field) or a masked field: no verdict from agreement.
+        assert_eq!(
+            read_back_by(&["opy.txt".into(), "opy.txt".into()], "copy.txt"),
+            ReadBack::Holds
+        );
+        assert_eq!(
+            read_back_by(&["●●●●●".into(), "●●●●●".into()], "admin"),
+            ReadBack::Unsure
+        );
+        // More seen by either reader is more.
+        assert_eq!(
+            read_back_by(&["920".into(), "20".into()], "20"),
+            ReadBack::More("920".into())
+        );
     }
 
     #[test]
