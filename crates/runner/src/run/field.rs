@@ -374,7 +374,10 @@ mod tests {
             ReadBack::Other(rot.clone())
         );
         // One reader alone forgives it as a misreading; two that differ are no witness.
-        assert_eq!(read_back_by(std::slice::from_ref(&rot), typed), ReadBack::Holds);
+        assert_eq!(
+            read_back_by(std::slice::from_ref(&rot), typed),
+            ReadBack::Holds
+        );
         assert_eq!(
             read_back_by(&[rot.clone(), typed.to_string()], typed),
             ReadBack::Holds
