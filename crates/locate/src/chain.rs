@@ -1045,6 +1045,35 @@ fn candidates(
             resolve(scene, ocr, &whole, target.role, score)
         })
         .collect();
+    // A short caption (OK, Yes) read as its look-alikes (`0K`, `QK`, an icon before it read
+    // as an ideograph: `企QK`): taken where its ink has the caption's shape — looked for only
+    // when no reading matched.
+    if found.is_empty() {
+        found = labels
+            .iter()
+            .filter(|l| !too_wide(l))
+            .filter_map(|l| {
+                let ink_at = short_caption_misread(text, &caption(labels, l), l.line, scene)?;
+                // The caption's own glyphs: an icon's pieces before them and a mnemonic's
+                // underline under them are no part of its shape.
+                let n = text.trim().chars().count();
+                let ink = ink_of(&scene.frame.image, ink_at.inflate(1))?;
+                let ink = mend_vision::without_underline(&mend_vision::last_glyphs(&ink, n));
+                // No height rule: the window's text height is measured in lines, and two or
+                // three glyphs are judged by their shapes side by side.
+                match confirm_short(text.trim(), &ink, None) {
+                    Verdict::Fits(_) => {}
+                    _ => return None,
+                }
+                // The place as read (with the icon): its ink is all accounted for.
+                let at = SeenLabel {
+                    text: text.trim().to_string(),
+                    ..l.clone()
+                };
+                resolve(scene, ocr, &at, target.role, FUZZY_MIN_SHAPED)
+            })
+            .collect();
+    }
     // A caption of several words wrapped under an icon (an icon view's "Internet" over
     // "Settings", centred): its lines stacked are one caption — looked for only when no line
     // holds it whole.
@@ -1058,6 +1087,57 @@ fn candidates(
             .collect();
     }
     found
+}
+
+/// The score of a short caption found by its shape under a look-alike reading: a fuzzy match.
+const FUZZY_MIN_SHAPED: f64 = 0.8;
+
+/// Letters OCR takes for each other in short captions (lower case): a round O read as 0, Q
+/// or D; a stroke as 1, l, i, |; S as 5; B as 8; Z as 2.
+const LOOK_ALIKE_CLASSES: &[&str] = &["o0qd", "l1i|!", "s5", "b8", "z2"];
+
+/// Where the ink of `text` (two or three letters or digits, no ideograph) is when `seen`, read
+/// at `line`, is it misread: the same number of glyphs, each the same letter or one of its
+/// look-alikes, at least one letter as it is — after an icon before it read as one ideograph
+/// or one mark (`企QK`), whose pixels are then left out (a picture before the text, or the
+/// reading's share of the line). `None` when `seen` is no such misreading.
+fn short_caption_misread(text: &str, seen: &str, line: Rect, scene: &Scene) -> Option<Rect> {
+    let want: Vec<char> = text.trim().chars().flat_map(char::to_lowercase).collect();
+    if !(2..=3).contains(&want.len()) || !want.iter().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let got: Vec<char> = seen
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    // One glyph more before it: an icon read as a mark or an ideograph, or as a letter where
+    // the pixels show a picture there (a blue arrow read `G` on a dark look).
+    let picture = || mend_vision::text_after_icon(&scene.frame.image, line).is_some();
+    let icon = got.len() == want.len() + 1 && (!got[0].is_ascii_alphanumeric() || picture());
+    let core = if icon { &got[1..] } else { &got[..] };
+    if core.len() != want.len() || (!icon && core == want.as_slice()) {
+        return None;
+    }
+    let alike = |a: char, b: char| {
+        a == b
+            || LOOK_ALIKE_CLASSES
+                .iter()
+                .any(|k| k.contains(a) && k.contains(b))
+    };
+    if !want.iter().zip(core).all(|(a, b)| alike(*a, *b))
+        || !want.iter().zip(core).any(|(a, b)| a == b)
+    {
+        return None;
+    }
+    // A picture before the text is left out whether or not it was read (a reader may drop an
+    // icon's word and keep its box).
+    let x = match mend_vision::text_after_icon(&scene.frame.image, line) {
+        Some(x) => x,
+        None if icon => line.x + line.w / got.len() as i32,
+        None => return Some(line),
+    };
+    (x > line.x && x < line.right()).then(|| Rect::new(x, line.y, line.right() - x, line.h))
 }
 
 /// Free text lines stacked into one caption: each line just below the one before (a gap under

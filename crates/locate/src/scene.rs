@@ -1258,7 +1258,14 @@ impl<'a> Scene<'a> {
                 left + 2 * h + line.w,
                 2 * h,
             );
-            mend_vision::text_after_icon(img, from).is_some_and(|x| (x - line.x).abs() <= 3)
+            // Within the strip across: a button's own edge left of its icon is no run of it.
+            let from = from
+                .intersect(&Rect::new(strip.x, from.y, strip.w, from.h))
+                .unwrap_or(from);
+            // The text begins at the line's start, or up to a text height in (a reader's box
+            // has a margin, or takes in the icon's edge: 取消 read from 8 px before it).
+            mend_vision::text_after_icon(img, from)
+                .is_some_and(|x| x >= line.x - 3 && x <= line.x + h.max(3))
         };
         if left > reach && (tall(line.x - left, line.x) || picture()) {
             left = 0;

@@ -89,8 +89,14 @@ pub fn text_after_icon(img: &RgbaImage, r: Rect) -> Option<i32> {
             x += 1;
         }
         // Grey is text; all colour may be text too (a link, a red asterisk): a picture has
-        // both, a coloured body in a grey outline.
-        if colour * 10 < drawn || colour * 10 > drawn * 9 {
+        // both, a coloured body in a grey outline — or is all colour, no wider than the strip
+        // is tall, with grey after it (LCL's glyph buttons: a blue arrow in a blue
+        // outline before OK).
+        let all_colour = colour * 10 > drawn * 9;
+        let icon_sized = (x - start) as i32 <= r.h;
+        // Grey drawn after it: the caption it stands before.
+        let more_after = cols[x..].iter().any(|c| c.0 > 0 && c.1 * 10 < c.0);
+        if colour * 10 < drawn || (all_colour && !(icon_sized && more_after)) {
             return picture.then_some(r.x + start as i32);
         }
         picture = true;
@@ -725,5 +731,24 @@ mod icon_tests {
             fill(&mut link, 10 + 6 * i, 6, 4, 9, [20, 60, 220, 255]);
         }
         assert_eq!(text_after_icon(&link, Rect::new(0, 0, 80, 20)), None);
+    }
+
+    /// LCL's glyph button: an arrow all in colour (a light body in a dark blue outline, no
+    /// grey) before the grey caption is a picture too — no wider than the strip is tall, with
+    /// the caption after it. A word all in colour with nothing after it stays text.
+    #[test]
+    fn an_icon_all_in_colour_before_a_caption_is_a_picture() {
+        let ground = [212, 208, 200, 255];
+        let grey = [20, 20, 20, 255];
+        let mut img = RgbaImage::from_pixel(120, 24, image::Rgba(ground));
+        fill(&mut img, 4, 4, 16, 14, [30, 60, 170, 255]);
+        fill(&mut img, 5, 5, 14, 12, [130, 180, 240, 255]);
+        for i in 0..2 {
+            fill(&mut img, 26 + 8 * i, 7, 6, 10, grey);
+        }
+        assert_eq!(text_after_icon(&img, Rect::new(0, 0, 120, 24)), Some(26));
+        let mut word = RgbaImage::from_pixel(80, 24, image::Rgba(ground));
+        fill(&mut word, 4, 4, 16, 14, [30, 60, 170, 255]);
+        assert_eq!(text_after_icon(&word, Rect::new(0, 0, 80, 24)), None);
     }
 }

@@ -16,7 +16,7 @@ pub use ink::{
     mirrors, text_after_icon,
 };
 pub use shape::{
-    confirm_glyph_at, confirm_short, glyph_stands_out, ink_of, shape_fit, shape_fonts, Verdict,
-    OTHER_MARGIN, SHAPE_FLOOR,
+    confirm_glyph_at, confirm_short, glyph_stands_out, ink_of, last_glyphs, shape_fit, shape_fonts,
+    without_underline, Verdict, OTHER_MARGIN, SHAPE_FLOOR,
 };
 pub use template::{crop, find_template, pixel_diff, template_places, TemplateHit, SCALES};

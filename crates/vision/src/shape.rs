@@ -207,6 +207,35 @@ pub fn ink_of(img: &RgbaImage, r: Rect) -> Option<GrayImage> {
     crop_to_ink(&out, 64)
 }
 
+/// The ink without a mnemonic's underline: one or two rows at the bottom that are each one
+/// unbroken bar (four pixels or more) narrower than the ink — it runs under one letter: LCL's
+/// `&OK` draws O underlined, right under its bottom — are cut off. A glyph whose own foot is
+/// such a bar (L, E) loses it and fits worse: this only ever refuses. Ink with no such rows
+/// comes back as it is.
+pub fn without_underline(ink: &GrayImage) -> GrayImage {
+    let (w, h) = ink.dimensions();
+    let bar = |y: u32| -> bool {
+        let on: Vec<u32> = (0..w).filter(|&x| ink.get_pixel(x, y).0[0] >= 64).collect();
+        match (on.first(), on.last()) {
+            (Some(&a), Some(&b)) => {
+                let len = b - a + 1;
+                len as usize == on.len() && len >= 4 && len * 10 < w * 9
+            }
+            _ => false,
+        }
+    };
+    let mut y = h;
+    while y > 0 && h - y < 3 && bar(y - 1) {
+        y -= 1;
+    }
+    let band = h - y;
+    if !(1..=2).contains(&band) || y < 4 {
+        return ink.clone();
+    }
+    let top = imageops::crop_imm(ink, 0, 0, w, y).to_image();
+    crop_to_ink(&top, 64).unwrap_or(top)
+}
+
 /// The best correlation of `a` over `b`, each centred on one canvas (they may differ in width
 /// by a pixel or two: neither is stretched, a narrow bar stays narrow) and `a` shifted by up
 /// to a pixel each way, both softened a little: a glyph drawn half a pixel off is the same.
@@ -369,6 +398,34 @@ fn glyph_columns(ink: &GrayImage) -> Vec<GrayImage> {
     out
 }
 
+/// The last `n` glyphs of `ink` (pieces parted by empty columns), cropped to their ink: a
+/// caption's own glyphs when a picture stands before it (an icon left of OK). The ink as it is
+/// when it has `n` pieces or fewer.
+pub fn last_glyphs(ink: &GrayImage, n: usize) -> GrayImage {
+    let inked: Vec<bool> = (0..ink.width())
+        .map(|x| (0..ink.height()).any(|y| ink.get_pixel(x, y).0[0] >= 64))
+        .collect();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    let mut x = 0;
+    while x < inked.len() {
+        if inked[x] {
+            let start = x;
+            while x < inked.len() && inked[x] {
+                x += 1;
+            }
+            runs.push((start as u32, x as u32));
+        } else {
+            x += 1;
+        }
+    }
+    if n == 0 || runs.len() <= n {
+        return ink.clone();
+    }
+    let (from, to) = (runs[runs.len() - n].0, runs[runs.len() - 1].1);
+    let part = imageops::crop_imm(ink, from, 0, to - from, ink.height()).to_image();
+    crop_to_ink(&part, 64).unwrap_or(part)
+}
+
 /// What the shape check says of a short text and its ink.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
@@ -495,6 +552,43 @@ fn same_shape_case(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Gray ink from rows of '#'.
+    fn rows(r: &[&str]) -> GrayImage {
+        let mut g = GrayImage::new(r[0].len() as u32, r.len() as u32);
+        for (y, row) in r.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                g.put_pixel(x as u32, y as u32, Luma([if c == '#' { 255 } else { 0 }]));
+            }
+        }
+        g
+    }
+
+    /// OK with O underlined right under its bottom (LCL's `&OK`): the underline goes, the
+    /// glyphs stay. An L's own foot is a bar across all its ink: kept.
+    #[test]
+    fn a_mnemonic_underline_is_cut_off_and_a_foot_is_not() {
+        let ok = rows(&[
+            ".###...#..#",
+            "#...#..#.#.",
+            "#...#..##..",
+            "#...#..#.#.",
+            ".###...#..#",
+            "#####......",
+        ]);
+        let cut = without_underline(&ok);
+        assert_eq!(cut.dimensions(), (11, 5));
+        let l = rows(&["#....", "#....", "#....", "#....", "#####"]);
+        assert_eq!(without_underline(&l).dimensions(), (5, 5));
+    }
+
+    /// The last glyphs of an ink strip: an icon's pieces before a caption are left out.
+    #[test]
+    fn the_last_glyphs_leave_out_a_picture_before_them() {
+        let ink = rows(&["###..##.#", "###..##.#", "###..##.#"]);
+        assert_eq!(last_glyphs(&ink, 2).dimensions(), (4, 3));
+        assert_eq!(last_glyphs(&ink, 3).dimensions(), (9, 3));
+    }
 
     /// `text` drawn by font `f` at `px`, as window pixels: dark text on a light ground.
     fn drawn(f: usize, text: &str, px: f32) -> RgbaImage {
