@@ -1388,6 +1388,18 @@ fn resolve(
                 // A wide box guessed a field from its shape, with its text centred in it like
                 // a caption: an Athena button "Don't Save" is 80×19. A field's value sits left.
                 (Role::Button, 1.0)
+            } else if let Some(plate) = (role == Role::Button && l.control.is_none())
+                .then(|| mend_vision::flat_plate(&scene.frame.image, l.line))
+                .flatten()
+            {
+                // A flat button (GTK 4): no frame line, its caption centred on a plate of its
+                // own shade.
+                return Some(Candidate {
+                    rect: plate,
+                    text: shown,
+                    role: Role::Button,
+                    score,
+                });
             } else {
                 // Text outside any frame, a speck, a glyph inside another control: never a
                 // button. A click there is a wrong action (issue 13: "+" answered a 3×3 box on

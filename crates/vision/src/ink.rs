@@ -104,6 +104,76 @@ pub fn text_after_icon(img: &RgbaImage, r: Rect) -> Option<i32> {
     None
 }
 
+/// The plate a caption sits on when a button is drawn flat (GTK 4, libadwaita: a filled,
+/// rounded box a few shades off the window's ground, no frame line). From the caption's line
+/// `line`, the plate's shade is what lies just left and right of the text; the plate runs out
+/// from the text in that shade until the ground comes back, on each side. It is a button's
+/// plate only if it is all one shade (within 6 grey levels) around the text, at least 4 px
+/// beyond the text left and right and 2 px above and below, at most four line heights tall
+/// (a reader's line may be as tight as the capitals)
+/// and the text's width plus six text heights wide, the text centred in it, and the ground
+/// outside it at least 8 grey levels off on both sides (a tinted panel or a selection bar runs
+/// on far wider, and a plain label has no plate). `None` otherwise.
+pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let h = line.h.max(6);
+    let y = line.center().y;
+    let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
+    let (lx, rx) = (line.x - 3, line.right() + 2);
+    if !inside(lx, y) || !inside(rx, y) {
+        return None;
+    }
+    let plate = (luma(img, lx, y) + luma(img, rx, y)) / 2;
+    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - plate).abs() <= 6;
+    if !same(lx, y) || !same(rx, y) {
+        return None;
+    }
+    let max_w = line.w + 6 * h;
+    let mut left = lx;
+    while same(left - 1, y) && line.right() - left < max_w {
+        left -= 1;
+    }
+    let mut right = rx;
+    while same(right + 1, y) && right - line.x < max_w {
+        right += 1;
+    }
+    let (mut top, mut bottom) = (y, y);
+    while same(lx, top - 1) && y - top < 3 * h {
+        top -= 1;
+    }
+    while same(lx, bottom + 1) && bottom - y < 3 * h {
+        bottom += 1;
+    }
+    let r = Rect::new(left, top, right - left + 1, bottom - top + 1);
+    let ground_off = |x: i32, yy: i32| inside(x, yy) && (luma(img, x, yy) - plate).abs() >= 8;
+    let ok = line.x - left >= 4
+        && right - line.right() >= 4
+        && line.y - top >= 2
+        && bottom - line.bottom() >= 2
+        && r.h <= 4 * h
+        && r.w < max_w
+        && (r.center().x - line.center().x).abs() <= (r.w / 8).max(3)
+        && ground_off(left - 2, y)
+        && ground_off(right + 2, y)
+        && ground_off(lx, top - 2)
+        && ground_off(lx, bottom + 2);
+    if !ok {
+        return None;
+    }
+    // All one shade around the text: the plate's rows above and below the line.
+    let rows: Vec<i32> = (top + 1..line.y - 1)
+        .chain(line.bottom() + 1..bottom)
+        .collect();
+    let (mut n, mut off) = (0, 0);
+    for yy in rows {
+        for x in (left + 2..right - 1).step_by(2) {
+            n += 1;
+            off += (!same(x, yy)) as usize;
+        }
+    }
+    (n > 0 && off * 10 <= n).then_some(r)
+}
+
 /// The inside of box `r`, 3 px in from its frame and within the image (at least 4×4), and
 /// its background.
 fn inside_border(img: &RgbaImage, r: Rect) -> Option<(Rect, i32)> {
@@ -731,6 +801,29 @@ mod icon_tests {
             fill(&mut link, 10 + 6 * i, 6, 4, 9, [20, 60, 220, 255]);
         }
         assert_eq!(text_after_icon(&link, Rect::new(0, 0, 80, 20)), None);
+    }
+
+    /// A flat button (GTK 4): a caption on a plate a few shades darker than the window's
+    /// ground is known by its plate; the same caption on the ground has none, nor does one on a
+    /// tinted bar running across the window.
+    #[test]
+    fn a_flat_button_is_known_by_its_plate() {
+        let ground = [250, 250, 250, 255];
+        let plate = [228, 228, 228, 255];
+        let mut img = RgbaImage::from_pixel(300, 60, image::Rgba(ground));
+        fill(&mut img, 100, 15, 70, 30, plate);
+        for i in 0..4 {
+            fill(&mut img, 120 + 8 * i, 25, 5, 10, [40, 40, 40, 255]);
+        }
+        let line = Rect::new(119, 24, 32, 12);
+        assert_eq!(flat_plate(&img, line), Some(Rect::new(100, 15, 70, 30)));
+        // On the ground: no plate.
+        let bare = RgbaImage::from_pixel(300, 60, image::Rgba(ground));
+        assert_eq!(flat_plate(&bare, line), None);
+        // A bar across the window: too wide to be a button.
+        let mut bar = RgbaImage::from_pixel(300, 60, image::Rgba(ground));
+        fill(&mut bar, 0, 15, 300, 30, plate);
+        assert_eq!(flat_plate(&bar, line), None);
     }
 
     /// LCL's glyph button: an arrow all in colour (a light body in a dark blue outline, no
