@@ -91,6 +91,30 @@ fn xfwrite_save_as_completes() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// LCL on GTK 2 (issue 31, batch D): Double Commander's Create Directory dialog draws its OK
+/// as a glyph button — a blue arrow before the caption, the O underlined — read `企QK`; OK was
+/// not found on any look at first contact. A short caption read as its look-alikes is taken
+/// where its ink has the caption's shape. Completes, judged by the folder made; the dark look
+/// (the readers disagreed there at first) too.
+#[test]
+fn doublecmd_mkdir_clicks_an_ok_drawn_with_an_icon() {
+    for look in ["default", "dark"] {
+        let o = case("doublecmd", look, "mkdir");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
+/// GTK 4 (issue 31, batch D): GNOME Text Editor's file chooser draws Save and Cancel flat — a
+/// plate a few shades off the ground, no frame line — and Save was not found at first contact.
+/// Completes, judged by the file.
+#[test]
+fn gnome_text_editor_save_as_clicks_a_flat_button() {
+    let o = case("gnome-text-editor", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// GNUstep (issue 31, batch C): TextEdit's main menu is a floating window that never takes
 /// the focus (a dock window, WM_HINTS input false), its File submenu another; both are clicked
 /// while the document window, of the same application and allowed by the flow, has the focus
