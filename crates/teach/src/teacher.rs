@@ -4,7 +4,8 @@
 //! what the screen did next.
 
 use crate::words::{
-    common_run, key_name, key_step, printable, reads_like_commit, role_name, secret_name,
+    apart_from, common_run, key_name, key_step, printable, reads_like_commit, role_name,
+    secret_name, secrets_of_other_flows,
 };
 use crate::{Options, Outcome, Stopped};
 use mend_capture::{Capture, Frame, XcapCapture};
@@ -68,6 +69,10 @@ pub(crate) struct Teacher {
     last_press: Option<(u8, i32, i32, Instant, usize)>,
     proposal: Option<Proposal>,
     secrets: Vec<String>,
+    /// Each secret's field label, for the flow's header.
+    secret_labels: Vec<String>,
+    /// Secret names the other flows of the flow's folder use.
+    secrets_elsewhere: Vec<String>,
     notes: Vec<String>,
     /// Windows of this process are not the application's (see `Options::skip_pid`).
     skip_pid: Option<u32>,
@@ -100,6 +105,8 @@ impl Teacher {
             last_press: None,
             proposal: None,
             secrets: vec![],
+            secret_labels: vec![],
+            secrets_elsewhere: secrets_of_other_flows(dir, &a.flow),
             notes: vec![],
             skip_pid: a.skip_pid,
         })
@@ -515,8 +522,18 @@ impl Teacher {
                 .as_ref()
                 .and_then(|t| t.text.clone())
                 .unwrap_or_default();
-            let name = secret_name(&label, i + 1, &self.secrets);
+            let stem = self
+                .flow_path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let name = apart_from(
+                &secret_name(&label, i + 1, &self.secrets),
+                &stem,
+                &self.secrets_elsewhere,
+            );
             self.secrets.push(name.clone());
+            self.secret_labels.push(label);
             format!("${{secret:{name}}}")
         } else {
             typed
@@ -670,8 +687,24 @@ impl Teacher {
                 format!("cannot write the flow: {e}"),
             )
         })?;
+        // Each secret said where the flow is read: which field, and how to set it.
+        let secrets: String = self
+            .secrets
+            .iter()
+            .zip(&self.secret_labels)
+            .map(|(n, l)| {
+                let field = if l.trim().is_empty() {
+                    "a masked field".to_string()
+                } else {
+                    format!("the masked field '{}'", l.trim().replace('\n', " "))
+                };
+                format!(
+                    "# Secret {n}: typed into {field}; set it before running (export {n}=… or `mend secret set {n}`).\n"
+                )
+            })
+            .collect();
         let src = format!(
-            "# Recorded by `mend teach` on '{}': check each step, then `mend run {}`.\n{body}",
+            "# Recorded by `mend teach` on '{}': check each step, then `mend run {}`.\n{secrets}{body}",
             self.main_title,
             self.flow_path.display()
         );

@@ -97,6 +97,53 @@ pub(crate) fn secret_name(label: &str, step: usize, used: &[String]) -> String {
     }
 }
 
+/// The secret names the other flows of `dir` type (`${secret:NAME}` in any `*.toml` there but
+/// `own`): a taught secret named like one of them would be set once for two applications.
+pub(crate) fn secrets_of_other_flows(dir: &std::path::Path, own: &std::path::Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.file_name() != own.file_name())
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .flat_map(|src| {
+            mend_model::references(&src)
+                .into_iter()
+                .filter_map(|r| r.strip_prefix("secret:").map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// `name`, or, when another flow already uses it, prefixed with this flow's file name in the
+/// same form (`bank_login.toml` → `BANK_LOGIN_PASSWORD`).
+pub(crate) fn apart_from(name: &str, stem: &str, elsewhere: &[String]) -> String {
+    if !elsewhere.iter().any(|n| n == name) {
+        return name.to_string();
+    }
+    let prefix: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let prefix = prefix.trim_matches('_');
+    if prefix.is_empty() || prefix.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("FLOW_{prefix}_{name}")
+    } else {
+        format!("{prefix}_{name}")
+    }
+}
+
 /// The character a keysym types, for the printable ones (Latin-1 and Unicode keysyms).
 pub(crate) fn printable(keysym: u32) -> Option<char> {
     match keysym {
@@ -157,6 +204,30 @@ mod tests {
         assert_eq!(common_run("tmp/.tmpzcro/co", "/tmp/.tmpzcro/copy.txt"), 15);
         assert!(common_run("eeeeeeee", "pw-s3cret") < 4);
         assert!(common_run("********", "pw-s3cret") < 4);
+    }
+
+    #[test]
+    fn a_secret_another_flow_uses_takes_this_flow_s_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("bank.toml"),
+            "[[step]]\naction = \"type\"\ntext = \"${secret:PASSWORD}\"\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "${secret:PIN}").unwrap();
+        let own = dir.path().join("hr-login.toml");
+        std::fs::write(&own, "text = \"${secret:OWN}\"").unwrap();
+        let elsewhere = secrets_of_other_flows(dir.path(), &own);
+        assert_eq!(elsewhere, vec!["PASSWORD".to_string()]);
+        assert_eq!(
+            apart_from("PASSWORD", "hr-login", &elsewhere),
+            "HR_LOGIN_PASSWORD"
+        );
+        assert_eq!(apart_from("PIN_CODE", "hr-login", &elsewhere), "PIN_CODE");
+        assert_eq!(
+            apart_from("PASSWORD", "2024", &elsewhere),
+            "FLOW_2024_PASSWORD"
+        );
     }
 
     #[test]
