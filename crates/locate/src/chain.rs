@@ -170,25 +170,21 @@ impl Locator {
         })
     }
 
+    /// What the box `rect` (frame pixels) reads as one line, by the first reader: a field's
+    /// content, a control's caption; `None` when nothing legible is there.
+    pub fn read_line(&mut self, frame: &Frame, rect: Rect) -> Option<String> {
+        joined_reading(&mut self.ocr, frame, rect.inflate(-2), line_ocr(rect.h))
+    }
+
     /// What a field at `rect` (frame pixels) reads, one reading per reader (the second reader
     /// when there is one): two readers that agree are a witness a single one is not. Empty
     /// readings are left out.
     pub fn read_field(&mut self, frame: &Frame, rect: Rect) -> Vec<String> {
-        let area = rect.inflate(-2);
-        let one = |ocr: &mut OcrEngine, opts: mend_ocr::OcrOptions| -> Option<String> {
-            let lines = ocr.read_lines(&frame.image, area, opts).ok()?;
-            let text = lines
-                .iter()
-                .map(|l| l.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
-            (!text.trim().is_empty()).then_some(text)
-        };
-        let mut out: Vec<String> = one(&mut self.ocr, line_ocr(rect.h)).into_iter().collect();
+        let mut out: Vec<String> = self.read_line(frame, rect).into_iter().collect();
         // The witness reads word by word: read as one line, a drop-down's arrow beside the
         // text can take the whole line with it (LibreOffice's file name box read `局`).
         if let Some((ocr, _)) = self.second.as_mut() {
-            out.extend(one(ocr, REGION_OCR));
+            out.extend(joined_reading(ocr, frame, rect.inflate(-2), REGION_OCR));
         }
         out
     }
@@ -1089,6 +1085,22 @@ fn candidates(
     found
 }
 
+/// The lines `ocr` reads in `area`, joined by spaces; `None` when nothing legible is there.
+fn joined_reading(
+    ocr: &mut OcrEngine,
+    frame: &Frame,
+    area: Rect,
+    opts: mend_ocr::OcrOptions,
+) -> Option<String> {
+    let lines = ocr.read_lines(&frame.image, area, opts).ok()?;
+    let text = lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!text.trim().is_empty()).then_some(text)
+}
+
 /// The score of a short caption found by its shape under a look-alike reading: a fuzzy match.
 const FUZZY_MIN_SHAPED: f64 = 0.8;
 
@@ -1111,10 +1123,14 @@ fn short_caption_misread(text: &str, seen: &str, line: Rect, scene: &Scene) -> O
         .filter(|c| !c.is_whitespace())
         .flat_map(char::to_lowercase)
         .collect();
+    if got.len() != want.len() && got.len() != want.len() + 1 {
+        return None;
+    }
+    // Where the text begins after a picture before it, if one is drawn there.
+    let after = mend_vision::text_after_icon(&scene.frame.image, line);
     // One glyph more before it: an icon read as a mark or an ideograph, or as a letter where
     // the pixels show a picture there (a blue arrow read `G` on a dark look).
-    let picture = || mend_vision::text_after_icon(&scene.frame.image, line).is_some();
-    let icon = got.len() == want.len() + 1 && (!got[0].is_ascii_alphanumeric() || picture());
+    let icon = got.len() == want.len() + 1 && (!got[0].is_ascii_alphanumeric() || after.is_some());
     let core = if icon { &got[1..] } else { &got[..] };
     if core.len() != want.len() || (!icon && core == want.as_slice()) {
         return None;
@@ -1132,7 +1148,7 @@ fn short_caption_misread(text: &str, seen: &str, line: Rect, scene: &Scene) -> O
     }
     // A picture before the text is left out whether or not it was read (a reader may drop an
     // icon's word and keep its box).
-    let x = match mend_vision::text_after_icon(&scene.frame.image, line) {
+    let x = match after {
         Some(x) => x,
         None if icon => line.x + line.w / got.len() as i32,
         None => return Some(line),

@@ -99,20 +99,7 @@ impl Finder for Locator {
     }
 
     fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {
-        let lines = self
-            .ocr
-            .read_lines(
-                &frame.image,
-                rect.inflate(-2),
-                mend_locate::line_ocr(rect.h),
-            )
-            .ok()?;
-        let text = lines
-            .iter()
-            .map(|l| l.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        (!text.trim().is_empty()).then_some(text)
+        self.read_line(frame, rect)
     }
 }
 

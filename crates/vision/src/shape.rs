@@ -376,10 +376,21 @@ fn pieces(img: &GrayImage) -> usize {
 
 /// The ink cut at its empty columns: one piece per glyph for fonts that space their glyphs.
 fn glyph_columns(ink: &GrayImage) -> Vec<GrayImage> {
+    column_runs(ink)
+        .into_iter()
+        .filter_map(|(start, end)| {
+            let col = imageops::crop_imm(ink, start, 0, end - start, ink.height());
+            crop_to_ink(&col.to_image(), 64)
+        })
+        .collect()
+}
+
+/// The runs of inked columns of `ink`, left to right: (first column, one past the last).
+fn column_runs(ink: &GrayImage) -> Vec<(u32, u32)> {
     let inked: Vec<bool> = (0..ink.width())
         .map(|x| (0..ink.height()).any(|y| ink.get_pixel(x, y).0[0] >= 64))
         .collect();
-    let mut out = Vec::new();
+    let mut runs = Vec::new();
     let mut x = 0;
     while x < inked.len() {
         if !inked[x] {
@@ -390,34 +401,16 @@ fn glyph_columns(ink: &GrayImage) -> Vec<GrayImage> {
         while x < inked.len() && inked[x] {
             x += 1;
         }
-        let col = imageops::crop_imm(ink, start as u32, 0, (x - start) as u32, ink.height());
-        if let Some(g) = crop_to_ink(&col.to_image(), 64) {
-            out.push(g);
-        }
+        runs.push((start as u32, x as u32));
     }
-    out
+    runs
 }
 
 /// The last `n` glyphs of `ink` (pieces parted by empty columns), cropped to their ink: a
 /// caption's own glyphs when a picture stands before it (an icon left of OK). The ink as it is
 /// when it has `n` pieces or fewer.
 pub fn last_glyphs(ink: &GrayImage, n: usize) -> GrayImage {
-    let inked: Vec<bool> = (0..ink.width())
-        .map(|x| (0..ink.height()).any(|y| ink.get_pixel(x, y).0[0] >= 64))
-        .collect();
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    let mut x = 0;
-    while x < inked.len() {
-        if inked[x] {
-            let start = x;
-            while x < inked.len() && inked[x] {
-                x += 1;
-            }
-            runs.push((start as u32, x as u32));
-        } else {
-            x += 1;
-        }
-    }
+    let runs = column_runs(ink);
     if n == 0 || runs.len() <= n {
         return ink.clone();
     }

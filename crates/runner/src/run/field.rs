@@ -60,15 +60,26 @@ pub(super) fn read_back_by(readings: &[String], typed: &str) -> ReadBack {
 
 /// A reading without a cursor or edge glyph at either end (see [`read_back`]).
 fn inner(seen: &str, typed: &str) -> String {
-    let mut chars: Vec<char> = seen.trim().chars().collect();
     let t: Vec<char> = typed.trim().chars().collect();
-    if chars.last().is_some_and(|&c| edge_glyph(c, &t)) && t.last() != chars.last() {
+    without_edges(seen.trim().chars().collect(), &t, false)
+        .into_iter()
+        .collect()
+}
+
+/// `chars` without one cursor or edge glyph at each end, where the typed text `t` does not
+/// end so; with `only_longer`, only while the reading is longer than the text.
+fn without_edges(mut chars: Vec<char>, t: &[char], only_longer: bool) -> Vec<char> {
+    let room = |chars: &Vec<char>| !only_longer || chars.len() > t.len();
+    if room(&chars) && chars.last().is_some_and(|&c| edge_glyph(c, t)) && t.last() != chars.last() {
         chars.pop();
     }
-    if chars.first().is_some_and(|&c| edge_glyph(c, &t)) && t.first() != chars.first() {
+    if room(&chars)
+        && chars.first().is_some_and(|&c| edge_glyph(c, t))
+        && t.first() != chars.first()
+    {
         chars.remove(0);
     }
-    chars.into_iter().collect()
+    chars
 }
 
 /// A text as two readers may both misread it: no spaces, one case, 0 as o, 1 i | as l.
@@ -88,8 +99,7 @@ fn fold(s: &str) -> Vec<char> {
 /// drop-down's arrow — read as an ideograph by the Chinese model when the text has none
 /// (a combo box's arrow glued to `copy.fodt` read `copy.fodt局`).
 fn edge_glyph(c: char, typed: &[char]) -> bool {
-    let ideograph =
-        |c: char| matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF);
+    let ideograph = mend_ocr::is_ideograph;
     matches!(
         c,
         '|' | 'l' | 'I' | '1' | '!' | '[' | ']' | '(' | ')' | '\'' | '"' | '`' | '▼' | '▾' | '▽'
@@ -115,21 +125,9 @@ pub(super) fn read_back(seen: &str, typed: &str) -> ReadBack {
     if seen == typed {
         return ReadBack::Holds;
     }
-    let mut chars: Vec<char> = seen.chars().collect();
     let t: Vec<char> = typed.chars().collect();
     // One cursor or edge glyph at each end, if the text itself does not end so.
-    if chars.len() > t.len()
-        && chars.last().is_some_and(|&c| edge_glyph(c, &t))
-        && t.last() != chars.last()
-    {
-        chars.pop();
-    }
-    if chars.len() > t.len()
-        && chars.first().is_some_and(|&c| edge_glyph(c, &t))
-        && t.first() != chars.first()
-    {
-        chars.remove(0);
-    }
+    let chars = without_edges(seen.chars().collect(), &t, true);
     let trimmed: String = chars.iter().collect();
     if trimmed == typed {
         return ReadBack::Holds;

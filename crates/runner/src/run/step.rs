@@ -903,10 +903,11 @@ impl Runner<'_> {
                 // the text, not more (something written into it after the emptying, a
                 // completion). Without `clear` the text is added to what a field held, by the
                 // flow's word. A secret is never read back (nor written into a message).
-                let secret = step
-                    .text
-                    .as_deref()
-                    .is_some_and(|t| t.contains("${secret:"));
+                let secret = step.text.as_deref().is_some_and(|t| {
+                    mend_model::references(t)
+                        .iter()
+                        .any(|r| r.starts_with("secret:"))
+                });
                 if step.types_into_field()
                     && !text.trim().is_empty()
                     && (was_blank || step.clear || replace)
