@@ -115,6 +115,18 @@ fn gnome_text_editor_save_as_clicks_a_flat_button() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// LibreOffice's VCL (issue 31, batch D): Writer's file name box completes a path as it is
+/// typed, and with the keys sent at once it lost a letter (`/rot/…` for `/root/…`); at first
+/// contact Save was clicked with that path (LibreOffice refused it). The read-back after
+/// typing sees the lost letter (FIELD_VALUE_WRONG), the step is redone at a typist's pace, and
+/// the copy is written where the flow said, judged by the file.
+#[test]
+fn lowriter_save_as_types_a_path_its_completion_raced_again() {
+    let o = case("lowriter", "default", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// GNUstep (issue 31, batch C): TextEdit's main menu is a floating window that never takes
 /// the focus (a dock window, WM_HINTS input false), its File submenu another; both are clicked
 /// while the document window, of the same application and allowed by the flow, has the focus

@@ -240,6 +240,9 @@ pub struct Runner<'a> {
     /// `not_exists` that reads nothing there still holds only where those pixels changed
     /// (`run/screen.rs`, `still_shown`): unread is not gone.
     last_seen: HashMap<String, (Frame, Located)>,
+    /// Type the next text one key at a time, [`KEY_PACE_MS`] apart (a redo of a `type`: the
+    /// first keys, sent at once, may have raced an application's completion).
+    paced: bool,
 }
 
 /// The key a target is remembered by between a step that found it and a check about it.
@@ -281,6 +284,10 @@ const NEW_WINDOW_QUIET_MS: u64 = 250;
 /// is 5 px, Win32's 4).
 const SAME_SPOT_PX: i32 = 8;
 
+/// Between two keys of a paced text: about a quick typist's pace, time for an application's
+/// completion (a file box completing a path as it is typed) to catch up with each key.
+pub(crate) const KEY_PACE_MS: u64 = 60;
+
 /// How many times the same action may hit the same control on the same screen in one row.
 const MAX_SAME: u32 = 3;
 
@@ -319,6 +326,7 @@ impl<'a> Runner<'a> {
             last_click: None,
             known_windows: None,
             last_seen: HashMap::new(),
+            paced: false,
             rows: 1,
         }
     }

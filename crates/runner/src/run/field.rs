@@ -32,19 +32,37 @@ pub(super) enum ReadBack {
     More(String),
     /// Nothing to tell from (a masked field, text wider than the field, OCR noise).
     Unsure,
-    /// Two readers agree on a reading that is not the text (a letter lost to an application's
-    /// completion: `/rot/` for `/root/`). One reader alone never says this: a misreading and
-    /// a lost letter look the same to it.
+    /// Another value than the text: two readers agree on a reading that is not it, or a
+    /// reader reads it right but for a letter or two lost from inside it (an application's
+    /// completion racing the keys: `/rot/` for `/root/`) and no reader reads a letter there.
     Other(String),
 }
 
-/// The readings of each reader, judged together: more seen by any reader is more; two
-/// readers that read the same line, not the text, hold another value; else the first
-/// reader's verdict, a misreading forgiven.
+/// The readings of each reader, judged together: more seen by any reader is more; a letter
+/// lost that no other reader gainsays, or two readers that read the same line, not the text,
+/// hold another value; else the first reader's verdict, a misreading forgiven.
 pub(super) fn read_back_by(readings: &[String], typed: &str) -> ReadBack {
     let verdicts: Vec<ReadBack> = readings.iter().map(|r| read_back(r, typed)).collect();
     if let Some(more) = verdicts.iter().find(|v| matches!(v, ReadBack::More(_))) {
         return more.clone();
+    }
+    // A reader that reads the text but for a letter or two missing from inside it (a lost
+    // letter, as OCR seldom drops a glyph between two it reads right), where no other reader
+    // reads a letter there.
+    let ft = fold(typed);
+    for (i, seen) in readings.iter().enumerate() {
+        let Some(lost) = lost_inside(seen, typed) else {
+            continue;
+        };
+        let gainsaid = readings.iter().enumerate().any(|(j, other)| {
+            j != i && {
+                let (missing, _) = aligned(&fold(&inner(other, typed)), &ft);
+                lost.iter().any(|k| !missing.contains(k))
+            }
+        });
+        if !gainsaid {
+            return ReadBack::Other(seen.clone());
+        }
     }
     // Two readers agree, on more than what both misread alike (case, 0 and O, 1 and l), and
     // only inside the text: a field that cut the text's ends (scrolled, clipped) is no witness.
@@ -56,6 +74,67 @@ pub(super) fn read_back_by(readings: &[String], typed: &str) -> ReadBack {
         }
     }
     verdicts.into_iter().next().unwrap_or(ReadBack::Unsure)
+}
+
+/// Where the folded reading `seen` lacks letters of the folded text `t`, aligned letter by
+/// letter: the indices of `t` it lacks (each moved to the start of its run of one letter:
+/// either `o` of `oo` is the same loss), and how many other edits (a letter read as another,
+/// one more) the alignment takes.
+fn aligned(seen: &[char], t: &[char]) -> (Vec<usize>, usize) {
+    let (n, m) = (t.len(), seen.len());
+    // d[i][j]: edits between t[..i] and seen[..j].
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let same = usize::from(t[i - 1] != seen[j - 1]);
+            d[i][j] = (d[i - 1][j - 1] + same)
+                .min(d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1);
+        }
+    }
+    let (mut i, mut j) = (n, m);
+    let (mut missing, mut other) = (Vec::new(), 0);
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 && t[i - 1] == seen[j - 1] && d[i][j] == d[i - 1][j - 1] {
+            (i, j) = (i - 1, j - 1);
+        } else if i > 0 && d[i][j] == d[i - 1][j] + 1 {
+            let mut k = i - 1;
+            while k > 0 && t[k - 1] == t[k] {
+                k -= 1;
+            }
+            missing.push(k);
+            i -= 1;
+        } else {
+            other += 1;
+            if i > 0 && j > 0 && d[i][j] == d[i - 1][j - 1] + 1 {
+                i -= 1;
+            }
+            j -= 1;
+        }
+    }
+    missing.sort_unstable();
+    missing.dedup();
+    (missing, other)
+}
+
+/// Where the reading `seen` is the text `typed` with one or two letters or digits missing
+/// from inside it and nothing else changed (but what OCR confuses alike: case, 0 and O, 1
+/// and l): those letters' places in the folded text. A missing mark (`.`, `/`) is no sign:
+/// OCR drops thin marks; a missing first or last letter neither: a field cuts its ends.
+fn lost_inside(seen: &str, typed: &str) -> Option<Vec<usize>> {
+    let (fs, ft) = (fold(&inner(seen, typed)), fold(typed));
+    if ft.len() < 4 || fs.len() >= ft.len() || ft.len() - fs.len() > 2 {
+        return None;
+    }
+    let (missing, other) = aligned(&fs, &ft);
+    let inside = |&k: &usize| k > 0 && k + 1 < ft.len() && ft[k].is_alphanumeric();
+    (other == 0 && !missing.is_empty() && missing.iter().all(inside)).then_some(missing)
 }
 
 /// A reading without a cursor or edge glyph at either end (see [`read_back`]).
@@ -283,7 +362,7 @@ impl Runner<'_> {
                     return Err(err(
                         ErrorCode::FieldValueWrong,
                         format!(
-                            "typed {} characters into the field at {rect:?}, and it reads {} that are not them (more joined to them: what it held before, or a completion; or, as two readers agree, a letter lost or changed on the way in — typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
+                            "typed {} characters into the field at {rect:?}, and it reads {} that are not them (more joined to them: what it held before, or a completion; or a letter lost on the way in, read so by every reader that read it — typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
                             text.chars().count(),
                             seen.chars().count()
                         ),
@@ -371,13 +450,18 @@ mod tests {
             read_back_by(&[rot.clone(), rot.clone()], typed),
             ReadBack::Other(rot.clone())
         );
-        // One reader alone forgives it as a misreading; two that differ are no witness.
+        // One reader alone that reads every other letter right is a witness too; another
+        // reader that reads the letter there gainsays it (a misreading).
         assert_eq!(
             read_back_by(std::slice::from_ref(&rot), typed),
-            ReadBack::Holds
+            ReadBack::Other(rot.clone())
         );
         assert_eq!(
             read_back_by(&[rot.clone(), typed.to_string()], typed),
+            ReadBack::Holds
+        );
+        assert_eq!(
+            read_back_by(&[typed.to_string(), rot.clone()], typed),
             ReadBack::Holds
         );
         // What both readers misread alike, and a cursor one of them saw, is the text.
@@ -414,6 +498,46 @@ mod tests {
         assert_eq!(
             read_back_by(&["920".into(), "20".into()], "20"),
             ReadBack::More("920".into())
+        );
+    }
+
+    #[test]
+    fn a_letter_lost_is_seen_through_what_both_readers_misread() {
+        // LibreOffice's file name box, read live: the first reader reads `I` as `l`, the
+        // witness `/` as `f` and drops the `.`; both lack an `o` of `root`.
+        let typed = "/root/.cache/real-apps/lowriter-default-save_as-voVIuE/work/copy.fodt";
+        let first = "/rot/.cache/real-apps/lowriter-default-save_as-voVluE/work/copy.fodt";
+        let witness = "frot/.cache/real-apps/lowriter-default-save_as-voVIuE/work/copyfodt";
+        assert_eq!(
+            read_back_by(&[first.into(), witness.into()], typed),
+            ReadBack::Other(first.into())
+        );
+        // A half-painted field cut at its end tells nothing.
+        assert_eq!(
+            read_back_by(
+                &["I /rot/.cache/real-ap".into(), "frot/.cache/real-ap".into()],
+                typed
+            ),
+            ReadBack::Unsure
+        );
+        // A lost mark (OCR drops thin ones), a letter read as another, a first letter cut by
+        // the field's edge: no lost letter.
+        for (seen, typed) in [
+            ("copyfodt", "copy.fodt"),
+            ("adrnin", "admin"),
+            ("dmin", "admin"),
+        ] {
+            let v = read_back_by(&[seen.into()], typed);
+            assert!(!matches!(v, ReadBack::Other(_)), "{seen}: {v:?}");
+        }
+        assert_eq!(
+            read_back_by(&["amin".into()], "admin"),
+            ReadBack::Other("amin".into())
+        );
+        // The witness reads the letter where the first lost it, though it misreads another.
+        assert_eq!(
+            read_back_by(&["amin".into(), "adm1n".into()], "admin"),
+            ReadBack::Holds
         );
     }
 

@@ -634,7 +634,17 @@ impl Runner<'_> {
         self.check_guard(lf, frame).map_err(|e| (0, e))?;
         // The backend checks the focus and sends the keys atomically: a window that takes the
         // focus mid-text gets nothing.
-        self.input.type_text_into(window, text)
+        if !self.paced {
+            return self.input.type_text_into(window, text);
+        }
+        // A redo: one key at a time, each with the same focus check, at a typist's pace.
+        for (n, c) in text.chars().enumerate() {
+            if n > 0 {
+                self.clock.sleep_ms(crate::run::KEY_PACE_MS);
+            }
+            self.input.type_into(window, c).map_err(|e| (n, e))?;
+        }
+        Ok(())
     }
 
     /// Type into the field clicked by `click`: when an interrupt (a session notice) came up
@@ -869,6 +879,9 @@ impl Runner<'_> {
             // A redo leaves the field holding exactly the text (run/field.rs): read it first,
             // else empty it and see it empty before typing.
             let replace = compensate && step.types_into_field();
+            // Typed again at a typist's pace: keys sent at once can race a completion that
+            // lost one of them the first time (a file box completing `/r` to `/root/`).
+            self.paced = replace;
             let was_blank = mend_vision::field_is_blank(&frame.image, located.rect);
             if replace && self.field_holds(&frame, located.rect, &text) {
                 d.message = Some("the field already held the text: not typed again".into());
@@ -888,8 +901,9 @@ impl Runner<'_> {
                         );
                     }
                 }
-                self.type_into_field(lf, vars, &frame, located.rect, &first, &text)
-                    .map_err(acted)?;
+                let typed = self.type_into_field(lf, vars, &frame, located.rect, &first, &text);
+                self.paced = false;
+                typed.map_err(acted)?;
                 self.acted(at).map_err(acted)?;
                 // An empty field that was typed into shows something, or the keys went astray.
                 if step.types_into_field()
