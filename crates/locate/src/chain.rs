@@ -1398,6 +1398,23 @@ fn resolve(
             );
             let (kind, factor) = if loose {
                 (role, 1.0)
+            } else if role == Role::Row {
+                // A row of a list: its text on the bar a list draws behind its selected row,
+                // or one of a column of lines (the rows above or below it). Text with neither
+                // (a caption, a text box's line that reads the same) is no row.
+                // A selection bar may be seen as a box of its own: that box is the row.
+                let bar = mend_vision::selection_bar(&scene.frame.image, l.line);
+                let framed = l.control.as_ref().map(|c| c.rect);
+                let row = match (bar, framed) {
+                    (Some(b), Some(c)) => b.iou(&c) > 0.5,
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (None, None) => in_a_column(scene, ocr, l),
+                };
+                if !row {
+                    return None;
+                }
+                (Role::Row, 1.0)
             } else if role.accepts(seen) && (role != Role::Button || holds_caption(l)) {
                 (seen, 1.0)
             } else if role == Role::Button && seen == Role::Field && centred_caption(l) {
@@ -1430,6 +1447,38 @@ fn resolve(
             })
         }
     }
+}
+
+/// Whether the plain text line `l` is one of a column of lines: another line of text outside
+/// any control starts at its left edge (within 3 px), a row's pitch above or below it (one to
+/// four text heights between their middles), of about its height (half to twice: a descender
+/// makes a box taller) and on the same ground — a
+/// list's rows. A caption strip above a text box (a shade of its own) is not its row.
+fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
+    let Ok(labels) = scene.window_labels(ocr) else {
+        return false;
+    };
+    let img = &scene.frame.image;
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let ground = |r: Rect| {
+        r.inflate(2)
+            .intersect(&bounds)
+            .map(|r| mend_vision::background(img, r))
+    };
+    let here = ground(l.line);
+    let h = l.line.h.max(6);
+    labels.iter().any(|m| {
+        let pitch = (m.line.center().y - l.line.center().y).abs();
+        m.control.is_none()
+            && (m.line.x - l.line.x).abs() <= 3
+            && pitch >= h
+            && pitch <= 4 * h
+            && m.line.h * 2 >= l.line.h
+            && l.line.h * 2 >= m.line.h
+            && here
+                .zip(ground(m.line))
+                .is_some_and(|(a, b)| (a - b).abs() <= 6)
+    })
 }
 
 /// A Chinese caption's mnemonic, "(S)" with its letter underlined, often reads as noise on its

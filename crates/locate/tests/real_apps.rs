@@ -39,6 +39,7 @@ fn role(r: &str) -> Role {
         "field" => Role::Field,
         "menu" => Role::Menu,
         "label" => Role::Label,
+        "row" => Role::Row,
         "any" => Role::Any,
         other => panic!("unknown role {other}"),
     }
@@ -739,4 +740,25 @@ fn an_english_flow_finds_its_controls_on_the_chinese_ui() {
         assert!(sc.wrong.is_empty(), "{:?}", sc.wrong);
         assert_eq!(sc.refused_ok, sc.refusals, "{}: {:?}", s.name, sc.missed);
     }
+}
+
+/// Issue 31, batch D: a list's row known by its pixels — on the bar a list draws behind its
+/// selected row, or as one of a column of lines on one ground. Poedit's selected entry (wxGTK,
+/// the first contact's trait) and GTK 3's file chooser in another app (Mousepad: a selected
+/// file, unselected ones, the sidebar) are found as rows; the same words in a text box under
+/// its caption strip, a button, a column header and a caption are not rows.
+#[test]
+fn rows_are_known_by_a_selection_bar_or_a_column() {
+    let mut loc = locator();
+    let mut bad = Vec::new();
+    for (app, look) in [
+        ("poedit", "default_translate"),
+        ("mousepad", "default_open"),
+    ] {
+        let s = load(app, look);
+        let sc = score(&mut loc, &s);
+        bad.extend(sc.missed);
+        bad.extend(sc.wrong);
+    }
+    assert!(bad.is_empty(), "rows: {bad:?}");
 }

@@ -174,6 +174,80 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
     (n > 0 && off * 10 <= n).then_some(r)
 }
 
+/// The bar a list draws behind its selected row: the text `line` lighter than a band of one
+/// shade behind it (the highlight: white on blue, light on dark grey), the band reaching at
+/// least four text heights past the text's end (a row runs to its list's edge, a plate or a
+/// caption strip ends near its caption), between the text's height and four text heights tall
+/// (a sidebar's rows are roomy), and another shade above and below it. The band's box, or `None`.
+pub fn selection_bar(img: &RgbaImage, line: Rect) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let h = line.h.max(6);
+    let y = line.center().y;
+    let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
+    let (lx, rx) = (line.x - 3, line.right() + 2);
+    if !inside(lx, y) || !inside(rx, y) {
+        return None;
+    }
+    let band = (luma(img, lx, y) + luma(img, rx, y)) / 2;
+    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - band).abs() <= 6;
+    if !same(lx, y) || !same(rx, y) {
+        return None;
+    }
+    // The text's ink: pixels well off the band, mostly lighter than it.
+    let (mut lighter, mut darker) = (0usize, 0usize);
+    for yy in line.y..line.bottom() {
+        for x in line.x..line.right() {
+            if !inside(x, yy) {
+                continue;
+            }
+            let d = luma(img, x, yy) - band;
+            lighter += (d > 40) as usize;
+            darker += (d < -40) as usize;
+        }
+    }
+    if lighter < 4 || lighter < 3 * darker {
+        return None;
+    }
+    let mut left = lx;
+    while same(left - 1, y) {
+        left -= 1;
+    }
+    let mut right = rx;
+    while same(right + 1, y) {
+        right += 1;
+    }
+    if right - line.right() < 4 * h {
+        return None;
+    }
+    let (mut top, mut bottom) = (y, y);
+    while same(lx, top - 1) && y - top < 3 * h {
+        top -= 1;
+    }
+    while same(lx, bottom + 1) && bottom - y < 3 * h {
+        bottom += 1;
+    }
+    let r = Rect::new(left, top, right - left + 1, bottom - top + 1);
+    let off = |x: i32, yy: i32| !inside(x, yy) || (luma(img, x, yy) - band).abs() >= 8;
+    let ok = r.h >= line.h
+        && r.h <= 4 * h
+        && off(lx, top - 1)
+        && off(lx, bottom + 1)
+        && off(rx + 2 * h, top - 1)
+        && off(rx + 2 * h, bottom + 1);
+    if !ok {
+        return None;
+    }
+    // One shade past the text, on the text's rows: no other words, no picture.
+    let (mut n, mut other) = (0, 0);
+    for yy in (top + 1..bottom).step_by(2) {
+        for x in (line.right() + 2..(line.right() + 4 * h).min(right)).step_by(2) {
+            n += 1;
+            other += (!same(x, yy)) as usize;
+        }
+    }
+    (n > 0 && other * 10 <= n).then_some(r)
+}
+
 /// The inside of box `r`, 3 px in from its frame and within the image (at least 4×4), and
 /// its background.
 fn inside_border(img: &RgbaImage, r: Rect) -> Option<(Rect, i32)> {
@@ -824,6 +898,49 @@ mod icon_tests {
         let mut bar = RgbaImage::from_pixel(300, 60, image::Rgba(ground));
         fill(&mut bar, 0, 15, 300, 30, plate);
         assert_eq!(flat_plate(&bar, line), None);
+    }
+
+    /// A list's selected row: light text on a blue bar that runs on to the list's edge is on a
+    /// selection bar; the same text dark on the window's ground, a caption on a plate of its
+    /// own size, and dark text on a grey strip (a caption strip, a header) are not.
+    #[test]
+    fn a_selected_row_is_known_by_its_bar() {
+        let ground = [255, 255, 255, 255];
+        let blue = [53, 132, 228, 255];
+        let mut img = RgbaImage::from_pixel(400, 80, image::Rgba(ground));
+        fill(&mut img, 0, 30, 400, 22, blue);
+        for i in 0..5 {
+            fill(&mut img, 20 + 8 * i, 35, 5, 11, [255, 255, 255, 255]);
+        }
+        let line = Rect::new(20, 35, 37, 11);
+        assert_eq!(selection_bar(&img, line), Some(Rect::new(0, 30, 400, 22)));
+        // Dark text on the white ground: no bar.
+        let mut bare = RgbaImage::from_pixel(400, 80, image::Rgba(ground));
+        for i in 0..5 {
+            fill(&mut bare, 20 + 8 * i, 35, 5, 11, [30, 30, 30, 255]);
+        }
+        assert_eq!(selection_bar(&bare, line), None);
+        // A plate just round the caption (a button): the band ends near the text.
+        let mut plate = RgbaImage::from_pixel(400, 80, image::Rgba(ground));
+        fill(&mut plate, 12, 30, 56, 22, blue);
+        for i in 0..5 {
+            fill(&mut plate, 20 + 8 * i, 35, 5, 11, [255, 255, 255, 255]);
+        }
+        assert_eq!(selection_bar(&plate, line), None);
+        // Dark text on a grey strip across the window: a caption strip, not a selection.
+        let mut strip = RgbaImage::from_pixel(400, 80, image::Rgba(ground));
+        fill(&mut strip, 0, 30, 400, 22, [230, 230, 230, 255]);
+        for i in 0..5 {
+            fill(&mut strip, 20 + 8 * i, 35, 5, 11, [30, 30, 30, 255]);
+        }
+        assert_eq!(selection_bar(&strip, line), None);
+        // A tall blue panel (a page's background): not a row's height.
+        let mut panel = RgbaImage::from_pixel(400, 80, image::Rgba(ground));
+        fill(&mut panel, 0, 0, 400, 80, blue);
+        for i in 0..5 {
+            fill(&mut panel, 20 + 8 * i, 35, 5, 11, [255, 255, 255, 255]);
+        }
+        assert_eq!(selection_bar(&panel, line), None);
     }
 
     /// LCL's glyph button: an arrow all in colour (a light body in a dark blue outline, no
