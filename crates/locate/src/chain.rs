@@ -1449,11 +1449,12 @@ fn resolve(
     }
 }
 
-/// Whether the plain text line `l` is one of a column of lines: another line of text outside
-/// any control starts at its left edge (within 3 px), a row's pitch above or below it (one to
-/// four text heights between their middles), of about its height (half to twice: a descender
-/// makes a box taller) and on the same ground — a
-/// list's rows. A caption strip above a text box (a shade of its own) is not its row.
+/// Whether the plain text line `l` is one of a column of lines, a list's rows: at least three
+/// lines outside any control, `l` among them, each starting at its left edge (within 3 px), of
+/// about its height (half to twice: a descender makes a box taller), on its ground (or on a
+/// list's selection bar), one after another at one pitch (one to four text heights, the gaps
+/// within a quarter of each other). A caption strip above a text box's line is two lines, and
+/// a header above one row has a pitch of its own.
 fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
     let Ok(labels) = scene.window_labels(ocr) else {
         return false;
@@ -1467,18 +1468,42 @@ fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
     };
     let here = ground(l.line);
     let h = l.line.h.max(6);
-    labels.iter().any(|m| {
-        let pitch = (m.line.center().y - l.line.center().y).abs();
-        m.control.is_none()
-            && (m.line.x - l.line.x).abs() <= 3
-            && pitch >= h
-            && pitch <= 4 * h
-            && m.line.h * 2 >= l.line.h
-            && l.line.h * 2 >= m.line.h
-            && here
-                .zip(ground(m.line))
-                .is_some_and(|(a, b)| (a - b).abs() <= 6)
-    })
+    let mut ys: Vec<i32> = labels
+        .iter()
+        .filter(|m| {
+            m.control.is_none()
+                && (m.line.x - l.line.x).abs() <= 3
+                && m.line.h * 2 >= l.line.h
+                && l.line.h * 2 >= m.line.h
+                && (here
+                    .zip(ground(m.line))
+                    .is_some_and(|(a, b)| (a - b).abs() <= 6)
+                    || mend_vision::selection_bar(img, m.line).is_some())
+        })
+        .map(|m| m.line.center().y)
+        .chain(std::iter::once(l.line.center().y))
+        .collect();
+    ys.sort_unstable();
+    ys.dedup_by(|a, b| (*a - *b).abs() < h / 2);
+    let Some(at) = ys
+        .iter()
+        .position(|&y| (y - l.line.center().y).abs() < h / 2)
+    else {
+        return false;
+    };
+    let row_gap = |g: i32| g >= h && g <= 4 * h;
+    let alike = |a: i32, b: i32| (a - b).abs() * 4 <= a.max(b);
+    // The run of lines at one pitch through `l`: its gap above or below, and the next gap
+    // on from it alike.
+    let gaps: Vec<i32> = ys.windows(2).map(|w| w[1] - w[0]).collect();
+    let above = at.checked_sub(1).map(|i| gaps[i]);
+    let below = gaps.get(at).copied();
+    let before = at.checked_sub(2).map(|i| gaps[i]);
+    let after = gaps.get(at + 1).copied();
+    let run = |g: Option<i32>, next: Option<i32>| {
+        g.zip(next).is_some_and(|(g, n)| row_gap(g) && alike(g, n))
+    };
+    run(above, below) || run(above, before) || run(below, after)
 }
 
 /// A Chinese caption's mnemonic, "(S)" with its letter underlined, often reads as noise on its
