@@ -36,6 +36,11 @@ DEBIAN_PACKAGES=(
     # batch D: Lazarus LCL on GTK 2 (Double Commander), GTK 4 + libadwaita (GNOME Text Editor),
     # wxWidgets (Poedit), LibreOffice's own VCL toolkit (Writer; l10n-zh-cn for its Chinese look)
     doublecmd-gtk gnome-text-editor poedit libreoffice-writer libreoffice-l10n-zh-cn
+    # batch E: Mono WinForms (KeePass 2), Emacs's Lucid toolkit (emacs-lucid), Qt 5 with KDE
+    # Frameworks, Breeze and Plasma's platform theme (KWrite; KIO's file dialog), Qt 6 (Qt Designer;
+    # qt6-translations-l10n for its Chinese look, qt6ct for its dark look)
+    keepass2 emacs-lucid kwrite kde-style-breeze breeze-icon-theme plasma-integration designer-qt6
+    qt6-translations-l10n qt6ct
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
