@@ -1360,7 +1360,10 @@ fn resolve(
             }),
         _ => {
             let mut shown = l.text.clone();
-            if let Some(extra) = scene.unread_ink(l.line, l.control.as_ref().map(|c| c.rect)) {
+            if let Some(extra) = scene
+                .unread_ink(l.line, l.control.as_ref().map(|c| c.rect))
+                .filter(|&extra| !icon_left_of(scene, ocr, l, extra))
+            {
                 // A few rows of ink is punctuation (编辑… 's ellipsis), whatever OCR would make
                 // of it ("wee" on a dark theme): no glyph of a word is that flat. Otherwise read
                 // the unread part on its own: a mnemonic keeps the meaning (登录 + (L)); a word,
@@ -1506,6 +1509,66 @@ fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
     run(above, below) || run(above, before) || run(below, after)
 }
 
+/// Whether the unread ink `extra` left of the caption `l` is an icon, no part of the caption:
+/// ink apart from it (a clear column between), and either standing in a gutter of icons — the
+/// caption starts where at least two other lines near it start (within 2 px: a menu's or a
+/// list's captions set in one column, with or without an icon before each) — or set half a
+/// text height apart and a quarter taller than the caption, no wider than two and a half text
+/// heights (a button's icon before its caption: Breeze's floppy disk before Save). A picture
+/// drawn in the text's own colour (a symbolic icon: `Eé巴` read for it on a dark menu) is not
+/// told by its colour. A reading that begins inside a caption does not start at its column,
+/// and the glyphs of a word before it are as tall as it and closer.
+fn icon_left_of(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel, extra: Rect) -> bool {
+    let h = l.line.h.max(6);
+    if extra.x >= l.line.x - 2 {
+        return false;
+    }
+    let img = &scene.frame.image;
+    let ground = mend_vision::background(img, l.line.inflate(1));
+    let clear = |x: i32| {
+        (extra.y..extra.bottom()).all(|y| {
+            x < 0
+                || y < 0
+                || x >= img.width() as i32
+                || y >= img.height() as i32
+                || (mend_vision::luma(img, x, y) - ground).abs() <= 40
+        })
+    };
+    // The widest run of clear columns between the ink and the caption (a reader's box may
+    // start a pixel inside the caption's first glyph), and where the icon's ink ends.
+    let (mut gap, mut run, mut icon_end) = (0, 0, extra.x);
+    for x in extra.x + 1..l.line.x {
+        if clear(x) {
+            run += 1;
+            if run > gap {
+                gap = run;
+                icon_end = x - run + 1;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    if gap == 0 {
+        return false;
+    }
+    let icon = Rect::new(extra.x, extra.y, (icon_end - extra.x).max(1), extra.h);
+    if gap * 2 >= h && icon.h * 4 >= l.line.h * 5 && icon.w * 2 <= 5 * h {
+        return true;
+    }
+    let Ok(labels) = scene.window_labels(ocr) else {
+        return false;
+    };
+    labels
+        .iter()
+        .filter(|m| {
+            (m.line.x - l.line.x).abs() <= 2
+                && (m.line.center().y - l.line.center().y).abs() >= h
+                && (m.line.center().y - l.line.center().y).abs() <= 12 * h
+        })
+        .count()
+        >= 2
+}
+
 /// A Chinese caption's mnemonic, "(S)" with its letter underlined, often reads as noise on its
 /// own ("3)" for 保存's (S) in a GTK dialog): right after a caption ending in a CJK ideograph, ink
 /// no wider than two of its characters that reads as at most three glyphs with a parenthesis
@@ -1591,7 +1654,16 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
             })
         })
     };
-    right.or_else(bar).or(below)
+    // No frame at all: a text area drawn without one under its caption strip (wxGTK's and
+    // GTK's text views), where no control's box lies in it.
+    let area = || {
+        mend_vision::area_under_strip(img, label).filter(|a| {
+            !boxes
+                .iter()
+                .any(|b| a.intersect(&b.rect).is_some_and(|i| i.area() > 0))
+        })
+    };
+    right.or_else(bar).or(below).or_else(area)
 }
 
 /// How well a glyph's drawing must fit a control's ink for the control to be taken by its

@@ -228,12 +228,16 @@ pub fn selection_bar(img: &RgbaImage, line: Rect) -> Option<Rect> {
     }
     let r = Rect::new(left, top, right - left + 1, bottom - top + 1);
     let off = |x: i32, yy: i32| !inside(x, yy) || (luma(img, x, yy) - band).abs() >= 8;
+    // Another shade above and below, past a separator line too: a dark theme's caption strip
+    // (light text on a band between two lines) has the window's own shade beyond its lines.
     let ok = r.h >= line.h
         && r.h <= 4 * h
         && off(lx, top - 1)
         && off(lx, bottom + 1)
         && off(rx + 2 * h, top - 1)
-        && off(rx + 2 * h, bottom + 1);
+        && off(rx + 2 * h, bottom + 1)
+        && off(lx, top - 3)
+        && off(lx, bottom + 3);
     if !ok {
         return None;
     }
@@ -246,6 +250,67 @@ pub fn selection_bar(img: &RgbaImage, line: Rect) -> Option<Rect> {
         }
     }
     (n > 0 && other * 10 <= n).then_some(r)
+}
+
+/// The text area a caption strip heads: `label` on a band of its own shade (the strip) whose
+/// lower edge — a line, or a step to another shade — comes within two text heights under it,
+/// and under that edge an area of one shade, blank in its first rows, at least ten text heights
+/// wide and three tall, reaching left to the caption's start and right past its end, in the
+/// shade a text area has against the strip (lighter on a light window, darker on a dark one).
+/// A text box drawn without a frame under its caption (wxGTK's, GTK's text views). The area's
+/// box, or `None`.
+pub fn area_under_strip(img: &RgbaImage, label: Rect) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
+    let h = label.h.max(6);
+    let xs = label.right() + h;
+    if !inside(xs, label.center().y) {
+        return None;
+    }
+    let strip = luma(img, xs, label.center().y);
+    let near = |x: i32, y: i32, v: i32| inside(x, y) && (luma(img, x, y) - v).abs() <= 6;
+    // The strip runs on past the caption, on the caption's own row.
+    if !(label.right() + 1..label.right() + 4 * h).all(|x| near(x, label.center().y, strip)) {
+        return None;
+    }
+    let edge = (label.bottom()..label.bottom() + 2 * h).find(|&y| !near(xs, y, strip))?;
+    // The area: from the edge or just past a line, four rows of one shade across the strip.
+    let (top, area) = (edge..edge + 4).find_map(|y| {
+        if !inside(xs, y + 4) {
+            return None;
+        }
+        let a = luma(img, xs, y + 1);
+        let rows_alike = (y..y + 4).all(|yy| {
+            (label.x..label.right() + 4 * h)
+                .step_by(2)
+                .all(|x| near(x, yy, a))
+        });
+        rows_alike.then_some((y, a))
+    })?;
+    if top == edge && (area - strip).abs() < 8 {
+        return None;
+    }
+    // A text area is the window's base: lighter than the strip on a light window, darker on a
+    // dark one (a coloured bar under a toolbar is neither).
+    if (area >= 128 && area < strip) || (area < 128 && area > strip) {
+        return None;
+    }
+    let mut left = xs;
+    while near(left - 1, top + 1, area) {
+        left -= 1;
+    }
+    let mut right = xs;
+    while near(right + 1, top + 1, area) {
+        right += 1;
+    }
+    // Its bottom, down its right margin (text, if any, sits at the left).
+    let mut bottom = top;
+    while near(right - 2, bottom + 1, area) {
+        bottom += 1;
+    }
+    let r = Rect::new(left, top, right - left + 1, bottom - top + 1);
+    let ok = r.h >= 3 * h && r.w >= 10 * h && left <= label.x + h && right >= label.right();
+    ok.then_some(r)
 }
 
 /// The inside of box `r`, 3 px in from its frame and within the image (at least 4×4), and
@@ -468,11 +533,62 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
         }
     }
     runs.retain(|&(s, e)| s > 0 && e < inked.len());
+    // A combo box's drop arrow drawn in the field with no line before it (KDE's Breeze): the
+    // last run, at the right end, shaped as an arrow pointing down.
+    if let Some(&(s, e)) = runs.last() {
+        let arrow = Rect::new(inner.x + s as i32, inner.y, (e - s) as i32, inner.h);
+        if inner.right() - arrow.right() <= inner.h && drop_arrow(img, arrow, bg) {
+            runs.pop();
+        }
+    }
     match runs.as_slice() {
         [] => true,
         [(s, e)] => e - s <= 2,
         _ => false,
     }
+}
+
+/// Whether the ink in the columns `r` is a drop-down arrow: a chevron or triangle pointing
+/// down, wider by a third than it is tall, no taller than half the field, symmetric about its
+/// middle, each row's ink no wider than the row above and the last row at most half the first.
+/// A letter `v` is about as tall as it is wide; a digit or `_` is no such shape.
+fn drop_arrow(img: &RgbaImage, r: Rect, bg: i32) -> bool {
+    // Themes draw it light: its strokes are taken at a fainter contrast than text's ink, over
+    // the columns around the inked ones (only its tip may be dark enough to be ink).
+    let faint = |x: i32, y: i32| {
+        x >= 0
+            && (x as u32) < img.width()
+            && y >= 0
+            && (y as u32) < img.height()
+            && (luma(img, x, y) - bg).abs() > 40
+    };
+    let column = |x: i32| (r.y..r.bottom()).any(|y| faint(x, y));
+    let (mut left, mut right) = (r.x, r.right() - 1);
+    while left > r.x - r.h && column(left - 1) {
+        left -= 1;
+    }
+    while right < r.right() + r.h && column(right + 1) {
+        right += 1;
+    }
+    let spans: Vec<(i32, i32)> = (r.y..r.bottom())
+        .filter_map(|y| {
+            let xs: Vec<i32> = (left..=right).filter(|&x| faint(x, y)).collect();
+            Some((*xs.first()?, *xs.last()?))
+        })
+        .collect();
+    let (Some(first), Some(last)) = (spans.first(), spans.last()) else {
+        return false;
+    };
+    let (w, h) = (first.1 - first.0 + 1, spans.len() as i32);
+    let middle = |s: &(i32, i32)| s.0 + s.1;
+    let narrowing = spans.windows(2).all(|p| p[1].1 - p[1].0 <= p[0].1 - p[0].0);
+    let symmetric = spans.iter().all(|s| (middle(s) - middle(first)).abs() <= 2);
+    h >= 3
+        && h * 2 <= r.h
+        && 3 * w >= 4 * h
+        && narrowing
+        && symmetric
+        && 2 * (last.1 - last.0 + 1) <= w
 }
 
 /// A combo box's field and its drop button share one frame: a full-height line splits off a
@@ -941,6 +1057,109 @@ mod icon_tests {
             fill(&mut panel, 20 + 8 * i, 35, 5, 11, [255, 255, 255, 255]);
         }
         assert_eq!(selection_bar(&panel, line), None);
+        // A dark window's caption strip: light text on a band a shade off the ground, a line
+        // above and below it, the ground beyond them.
+        let mut dark = RgbaImage::from_pixel(400, 80, image::Rgba([45, 45, 45, 255]));
+        fill(&mut dark, 0, 29, 400, 1, [80, 80, 80, 255]);
+        fill(&mut dark, 0, 30, 400, 22, [48, 48, 48, 255]);
+        fill(&mut dark, 0, 52, 400, 1, [80, 80, 80, 255]);
+        for i in 0..5 {
+            fill(&mut dark, 20 + 8 * i, 35, 5, 11, [230, 230, 230, 255]);
+        }
+        assert_eq!(selection_bar(&dark, line), None);
+    }
+
+    /// An editable combo box drawn as one field with its drop arrow inside (KDE's Breeze): the
+    /// field holding only the arrow at its right end is blank; a `v` or a `7` there is not.
+    #[test]
+    fn a_drop_arrow_inside_a_field_is_no_content() {
+        let white = [255, 255, 255, 255];
+        let dark = [40, 40, 40, 255];
+        let frame = |img: &mut RgbaImage| {
+            fill(img, 0, 0, 300, 1, [150, 150, 150, 255]);
+            fill(img, 0, 29, 300, 1, [150, 150, 150, 255]);
+            fill(img, 0, 0, 1, 30, [150, 150, 150, 255]);
+            fill(img, 299, 0, 1, 30, [150, 150, 150, 255]);
+        };
+        let field = Rect::new(0, 0, 300, 30);
+        // A chevron 11 wide, 6 tall: two strokes meeting at the bottom.
+        let mut img = RgbaImage::from_pixel(300, 30, image::Rgba(white));
+        frame(&mut img);
+        for i in 0..6 {
+            fill(&mut img, 280 + i, 12 + i, 1, 1, dark);
+            fill(&mut img, 290 - i, 12 + i, 1, 1, dark);
+        }
+        assert!(field_is_blank(&img, field));
+        // A `v` as tall as it is wide: a letter.
+        let mut v = RgbaImage::from_pixel(300, 30, image::Rgba(white));
+        frame(&mut v);
+        for i in 0..7 {
+            fill(&mut v, 282 + i / 2, 10 + i, 1, 1, dark);
+            fill(&mut v, 288 - i / 2, 10 + i, 1, 1, dark);
+        }
+        assert!(!field_is_blank(&v, field));
+        // A `7`, right-aligned: content.
+        let mut seven = RgbaImage::from_pixel(300, 30, image::Rgba(white));
+        frame(&mut seven);
+        fill(&mut seven, 282, 9, 8, 2, dark);
+        for i in 0..10 {
+            fill(&mut seven, 289 - i / 2, 11 + i, 2, 1, dark);
+        }
+        assert!(!field_is_blank(&seven, field));
+        // Text at the left and the arrow: content.
+        let mut text = img.clone();
+        fill(&mut text, 10, 10, 6, 10, dark);
+        assert!(!field_is_blank(&text, field));
+    }
+
+    /// KDE's file dialog's Name box (KWrite, batch E), emptied: a caret and the light drop
+    /// arrow are blank; holding `draft.txt` (its file icon, the clear button) it is not.
+    #[test]
+    fn kdes_emptied_name_combo_is_blank() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/real-apps/fields/"
+        );
+        let load = |f: &str| image::open(format!("{dir}{f}")).unwrap().to_rgba8();
+        let empty = load("kde_name_combo_empty.png");
+        let r = Rect::new(0, 0, empty.width() as i32, empty.height() as i32);
+        assert!(field_is_blank(&empty, r));
+        assert!(!field_is_blank(&load("kde_name_combo_filled.png"), r));
+    }
+
+    /// A text area under its caption strip: the caption on a grey strip, a line under it, a
+    /// white area below is the area; the same caption on the window's ground with nothing under
+    /// it, or over a coloured bar darker than the strip (an info bar under a toolbar), is none.
+    #[test]
+    fn a_text_area_under_its_caption_strip_is_found() {
+        let grey = [240, 240, 240, 255];
+        let mut img = RgbaImage::from_pixel(400, 200, image::Rgba(grey));
+        fill(&mut img, 0, 40, 400, 1, [200, 200, 200, 255]);
+        fill(&mut img, 0, 41, 380, 150, [255, 255, 255, 255]);
+        for i in 0..5 {
+            fill(&mut img, 6 + 8 * i, 22, 5, 11, [30, 30, 30, 255]);
+        }
+        let label = Rect::new(6, 22, 37, 11);
+        assert_eq!(
+            area_under_strip(&img, label),
+            Some(Rect::new(0, 41, 380, 150))
+        );
+        // Nothing under the caption: the window's ground.
+        let mut bare = RgbaImage::from_pixel(400, 200, image::Rgba(grey));
+        for i in 0..5 {
+            fill(&mut bare, 6 + 8 * i, 22, 5, 11, [30, 30, 30, 255]);
+        }
+        assert_eq!(area_under_strip(&bare, label), None);
+        // An orange bar under the strip: darker than it on a light window.
+        let mut bar = RgbaImage::from_pixel(400, 200, image::Rgba(grey));
+        fill(&mut bar, 0, 40, 400, 150, [250, 170, 60, 255]);
+        for i in 0..5 {
+            fill(&mut bar, 6 + 8 * i, 22, 5, 11, [30, 30, 30, 255]);
+        }
+        assert_eq!(area_under_strip(&bar, label), None);
+        // A caption at the window's bottom edge: nothing under it, and no look outside.
+        let low = Rect::new(6, 190, 37, 9);
+        assert_eq!(area_under_strip(&bare, low), None);
     }
 
     /// LCL's glyph button: an arrow all in colour (a light body in a dark blue outline, no
