@@ -127,6 +127,33 @@ fn lowriter_save_as_types_a_path_its_completion_raced_again() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// Qt 5 with KDE Frameworks and Breeze (issue 31, batch E): KWrite's File menu draws a
+/// symbolic icon before each item in the text's own colour (`Save As...` read with the icon as
+/// `Eé巴` on the dark look), KDE's file dialog's Name box holds its drop arrow inside the field
+/// (FIELD_NOT_CLEARED: the arrow taken for content), and Save has an icon before its caption.
+/// At first contact 0 of 4 looks completed; default and dark complete, judged by the file.
+#[test]
+fn kwrite_save_as_passes_breeze_icons_and_its_combo_box() {
+    for look in ["default", "dark"] {
+        let o = case("kwrite", look, "save_as");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
+/// wxGTK (issue 31, batch D): Poedit's entry is a list row (white on the selection bar; the
+/// same words again in the Source text box, which is no row) and its Translation box is a text
+/// area drawn without a frame under its caption strip. At first contact 0 of 4 looks passed
+/// the row; default and dark complete, judged by the saved catalog.
+#[test]
+fn poedit_translate_finds_a_row_and_an_unframed_text_area() {
+    for look in ["default", "dark"] {
+        let o = case("poedit", look, "translate");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
 /// GNUstep (issue 31, batch C): TextEdit's main menu is a floating window that never takes
 /// the focus (a dock window, WM_HINTS input false), its File submenu another; both are clicked
 /// while the document window, of the same application and allowed by the flow, has the focus
