@@ -1070,6 +1070,18 @@ fn candidates(
             })
             .collect();
     }
+    // A menu bar read as one line, its items set one space apart (Emacs's Lucid menu bar at a
+    // larger font): the item is its word, cut from the line's ink at the line's widest gaps —
+    // looked for only when no line holds it alone.
+    if found.is_empty() && target.role == Role::Menu {
+        found = labels
+            .iter()
+            .filter_map(|l| {
+                let at = menu_bar_word(scene, labels, l, text)?;
+                resolve(scene, ocr, &at, target.role, 1.0)
+            })
+            .collect();
+    }
     // A caption of several words wrapped under an icon (an icon view's "Internet" over
     // "Settings", centred): its lines stacked are one caption — looked for only when no line
     // holds it whole.
@@ -1083,6 +1095,108 @@ fn candidates(
             .collect();
     }
     found
+}
+
+/// `text` as one item of a menu bar read as one line `l`: the window's topmost line of text,
+/// three or more short capitalised words, `text` one or more of them whole. Its box is cut from the line's
+/// ink: the line's words are parted at its widest clear gaps (as many as the words less one,
+/// each wider than every gap left inside a word), and each part must be about as wide as its
+/// word's letters make it. `None` when the line is no such bar or its ink does not part so.
+fn menu_bar_word(
+    scene: &Scene,
+    labels: &[SeenLabel],
+    l: &SeenLabel,
+    text: &str,
+) -> Option<SeenLabel> {
+    let words: Vec<&str> = l.text.split_whitespace().collect();
+    let want: Vec<String> = text.split_whitespace().map(normalize).collect();
+    let n = words.len();
+    // A menu bar's items are names, each capitalised (a sentence at a dialog's top is not).
+    let a_name =
+        |w: &&str| w.chars().count() <= 12 && w.chars().next().is_some_and(|c| !c.is_lowercase());
+    if n < 3 || !words.iter().all(a_name) || want.is_empty() {
+        return None;
+    }
+    // The window's topmost text, within three of its lines' heights of the top.
+    let topmost = labels.iter().all(|m| m.line.bottom() > l.line.y);
+    if !topmost || l.line.y > 3 * l.line.h.max(8) {
+        return None;
+    }
+    let k = (0..=n - want.len()).find(|&k| {
+        words[k..k + want.len()]
+            .iter()
+            .zip(&want)
+            .all(|(w, t)| normalize(w) == *t)
+    })?;
+    // Inked columns of the line, and the clear gaps between them.
+    let img = &scene.frame.image;
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let line = l.line.intersect(&bounds)?;
+    let ground = mend_vision::background(img, line.inflate(1).intersect(&bounds)?);
+    let inked: Vec<bool> = (line.x..line.right())
+        .map(|x| {
+            (line.y..line.bottom())
+                .any(|y| mend_vision::is_ink(mend_vision::luma(img, x, y), ground))
+        })
+        .collect();
+    let mut gaps: Vec<(usize, usize)> = Vec::new(); // (start, len) of clear runs inside the ink
+    let first = inked.iter().position(|&i| i)?;
+    let last = inked.iter().rposition(|&i| i)?;
+    let mut x = first;
+    while x <= last {
+        if !inked[x] {
+            let start = x;
+            while !inked[x] {
+                x += 1;
+            }
+            gaps.push((start, x - start));
+        } else {
+            x += 1;
+        }
+    }
+    if gaps.len() < n - 1 {
+        return None;
+    }
+    let mut by_width = gaps.clone();
+    by_width.sort_by(|a, b| b.1.cmp(&a.1));
+    let parting = &by_width[..n - 1];
+    let inside_max = by_width.get(n - 1).map_or(0, |g| g.1);
+    if parting.iter().any(|g| g.1 <= inside_max) {
+        return None;
+    }
+    let mut cuts: Vec<(usize, usize)> = parting.to_vec();
+    cuts.sort();
+    // The words' spans: from the ink's start to the first cut, between cuts, to the ink's end.
+    let mut spans = Vec::new();
+    let mut from = first;
+    for &(start, len) in &cuts {
+        spans.push((from, start));
+        from = start + len;
+    }
+    spans.push((from, last + 1));
+    let chars: usize = words.iter().map(|w| w.chars().count()).sum();
+    let ink_w: usize = spans.iter().map(|(a, b)| b - a).sum();
+    let per_char = ink_w as f64 / chars as f64;
+    let fits = spans.iter().zip(&words).all(|((a, b), w)| {
+        let expect = per_char * w.chars().count() as f64;
+        let got = (b - a) as f64;
+        got >= expect / 2.0 && got <= expect * 2.0
+    });
+    if !fits {
+        return None;
+    }
+    let (a, b) = (spans[k].0, spans[k + want.len() - 1].1);
+    let at = Rect::new(line.x + a as i32, line.y, (b - a) as i32, line.h);
+    // The item's own box: the bar's other items beside it are no unread part of its caption.
+    Some(SeenLabel {
+        text: words[k..k + want.len()].join(" "),
+        line: at,
+        control: Some(mend_vision::ControlBox {
+            rect: at,
+            role: Role::Menu,
+        }),
+        conf: l.conf,
+    })
 }
 
 /// The lines `ocr` reads in `area`, joined by spaces; `None` when nothing legible is there.
