@@ -1728,6 +1728,17 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
     let lc = label.center();
     let frame = scene.frame;
     let img = &frame.image;
+    // A caption alone on its row (the window's reading known): a strip with other captions
+    // set along it is a list's header row, and the area under it the list.
+    let alone_on_row = {
+        let read = scene.labels_read();
+        !read.is_empty()
+            && !read.iter().any(|m| {
+                m.control.is_none()
+                    && m.line.intersect(&label).is_none()
+                    && (m.line.center().y - lc.y).abs() * 2 <= label.h.max(m.line.h)
+            })
+    };
     let boxes = scene.boxes();
     // A field is a few text heights tall at most, and within reach: both measured in the
     // label's text, so that a UI drawn at twice the scale (GDK_SCALE=2: a 68 px entry beside
@@ -1769,8 +1780,11 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
         })
     };
     // No frame at all: a text area drawn without one under its caption strip (wxGTK's and
-    // GTK's text views), where no control's box lies in it.
+    // GTK's text views), where no control's box lies in it, the caption alone on its strip.
     let area = || {
+        if !alone_on_row {
+            return None;
+        }
         mend_vision::area_under_strip(img, label).filter(|a| {
             !boxes
                 .iter()

@@ -674,7 +674,7 @@ impl<'a> Scene<'a> {
     /// Text in the whole window, plus each framed control read on its own (single-character
     /// and small captions only read cleanly when cropped and upscaled).
     /// The whole-window reading if it was made already (else nothing).
-    fn labels_read(&self) -> &[SeenLabel] {
+    pub(crate) fn labels_read(&self) -> &[SeenLabel] {
         self.window_labels.as_deref().unwrap_or_default()
     }
 
