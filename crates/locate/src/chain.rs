@@ -1158,7 +1158,7 @@ fn menu_bar_word(
         return None;
     }
     let mut by_width = gaps.clone();
-    by_width.sort_by(|a, b| b.1.cmp(&a.1));
+    by_width.sort_by_key(|g| std::cmp::Reverse(g.1));
     let parting = &by_width[..n - 1];
     let inside_max = by_width.get(n - 1).map_or(0, |g| g.1);
     if parting.iter().any(|g| g.1 <= inside_max) {
