@@ -104,6 +104,46 @@ pub fn text_after_icon(img: &RgbaImage, r: Rect) -> Option<i32> {
     None
 }
 
+/// The shade just left and right of the text `line` (the same within 6 grey levels on both
+/// sides, else `None`) and the box it fills around the text: out from the text on its middle
+/// row while the shade holds, each side less than `reach` past the text's far end, and up and
+/// down from just left of the text for at most three text heights. The ground a caption is
+/// drawn on — a flat button's plate, a selection bar.
+fn shade_around(img: &RgbaImage, line: Rect, reach: i32) -> Option<(i32, Rect)> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let h = line.h.max(6);
+    let y = line.center().y;
+    let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
+    let (lx, rx) = (line.x - 3, line.right() + 2);
+    if !inside(lx, y) || !inside(rx, y) {
+        return None;
+    }
+    let shade = (luma(img, lx, y) + luma(img, rx, y)) / 2;
+    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - shade).abs() <= 6;
+    if !same(lx, y) || !same(rx, y) {
+        return None;
+    }
+    let mut left = lx;
+    while same(left - 1, y) && line.right() - left < reach {
+        left -= 1;
+    }
+    let mut right = rx;
+    while same(right + 1, y) && right - line.x < reach {
+        right += 1;
+    }
+    let (mut top, mut bottom) = (y, y);
+    while same(lx, top - 1) && y - top < 3 * h {
+        top -= 1;
+    }
+    while same(lx, bottom + 1) && bottom - y < 3 * h {
+        bottom += 1;
+    }
+    Some((
+        shade,
+        Rect::new(left, top, right - left + 1, bottom - top + 1),
+    ))
+}
+
 /// The plate a caption sits on when a button is drawn flat (GTK 4, libadwaita: a filled,
 /// rounded box a few shades off the window's ground, no frame line). From the caption's line
 /// `line`, the plate's shade is what lies just left and right of the text; the plate runs out
@@ -119,32 +159,11 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
     let h = line.h.max(6);
     let y = line.center().y;
     let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
-    let (lx, rx) = (line.x - 3, line.right() + 2);
-    if !inside(lx, y) || !inside(rx, y) {
-        return None;
-    }
-    let plate = (luma(img, lx, y) + luma(img, rx, y)) / 2;
-    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - plate).abs() <= 6;
-    if !same(lx, y) || !same(rx, y) {
-        return None;
-    }
+    let lx = line.x - 3;
     let max_w = line.w + 6 * h;
-    let mut left = lx;
-    while same(left - 1, y) && line.right() - left < max_w {
-        left -= 1;
-    }
-    let mut right = rx;
-    while same(right + 1, y) && right - line.x < max_w {
-        right += 1;
-    }
-    let (mut top, mut bottom) = (y, y);
-    while same(lx, top - 1) && y - top < 3 * h {
-        top -= 1;
-    }
-    while same(lx, bottom + 1) && bottom - y < 3 * h {
-        bottom += 1;
-    }
-    let r = Rect::new(left, top, right - left + 1, bottom - top + 1);
+    let (plate, r) = shade_around(img, line, max_w)?;
+    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - plate).abs() <= 6;
+    let (left, top, right, bottom) = (r.x, r.y, r.right() - 1, r.bottom() - 1);
     let ground_off = |x: i32, yy: i32| inside(x, yy) && (luma(img, x, yy) - plate).abs() >= 8;
     let ok = line.x - left >= 4
         && right - line.right() >= 4
@@ -182,17 +201,10 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
 pub fn selection_bar(img: &RgbaImage, line: Rect) -> Option<Rect> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let h = line.h.max(6);
-    let y = line.center().y;
     let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
     let (lx, rx) = (line.x - 3, line.right() + 2);
-    if !inside(lx, y) || !inside(rx, y) {
-        return None;
-    }
-    let band = (luma(img, lx, y) + luma(img, rx, y)) / 2;
+    let (band, r) = shade_around(img, line, i32::MAX)?;
     let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - band).abs() <= 6;
-    if !same(lx, y) || !same(rx, y) {
-        return None;
-    }
     // The text's ink: pixels well off the band, mostly lighter than it.
     let (mut lighter, mut darker) = (0usize, 0usize);
     for yy in line.y..line.bottom() {
@@ -208,25 +220,10 @@ pub fn selection_bar(img: &RgbaImage, line: Rect) -> Option<Rect> {
     if lighter < 4 || lighter < 3 * darker {
         return None;
     }
-    let mut left = lx;
-    while same(left - 1, y) {
-        left -= 1;
-    }
-    let mut right = rx;
-    while same(right + 1, y) {
-        right += 1;
-    }
+    let (top, right, bottom) = (r.y, r.right() - 1, r.bottom() - 1);
     if right - line.right() < 4 * h {
         return None;
     }
-    let (mut top, mut bottom) = (y, y);
-    while same(lx, top - 1) && y - top < 3 * h {
-        top -= 1;
-    }
-    while same(lx, bottom + 1) && bottom - y < 3 * h {
-        bottom += 1;
-    }
-    let r = Rect::new(left, top, right - left + 1, bottom - top + 1);
     let off = |x: i32, yy: i32| !inside(x, yy) || (luma(img, x, yy) - band).abs() >= 8;
     // Another shade above and below, past a separator line too: a dark theme's caption strip
     // (light text on a band between two lines) has the window's own shade beyond its lines.
