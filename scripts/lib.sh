@@ -41,6 +41,9 @@ DEBIAN_PACKAGES=(
     # qt6-translations-l10n for its Chinese look, qt6ct for its dark look)
     keepass2 emacs-lucid kwrite kde-style-breeze breeze-icon-theme plasma-integration designer-qt6
     qt6-translations-l10n qt6ct
+    # batch F: EFL (Ephoto), XForms (fdesign, in libforms-bin), Athena's text widgets (xedit, from
+    # x11-apps above), ScummVM's own GUI drawn on SDL 2, FontForge's GDraw widgets on GDK 3
+    ephoto libforms-bin scummvm fontforge
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
