@@ -275,32 +275,16 @@ pub fn parse_flow(name: &str, src: &str, columns: &[String]) -> Result<Flow, Men
         check_step(step, &flow.vars, columns).map_err(at)?;
     }
     for re in std::iter::once(&flow.window.title).chain(&flow.window.allow) {
-        if regex_lite_check(re).is_err() {
+        if let Err(e) = regex::Regex::new(re) {
             return Err(invalid(
                 name,
                 1,
                 1,
-                format!("window pattern '{re}' has unbalanced brackets"),
+                format!("window pattern '{re}' is not a regular expression: {e}"),
             ));
         }
     }
     Ok(flow)
-}
-
-/// Bracket balance only: the capture crate compiles the regex and reports its own errors.
-fn regex_lite_check(p: &str) -> Result<(), ()> {
-    let mut depth = 0i32;
-    for c in p.chars() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            _ => {}
-        }
-        if depth < 0 {
-            return Err(());
-        }
-    }
-    (depth == 0).then_some(()).ok_or(())
 }
 
 fn check_target(t: &TargetSpec, what: &str) -> Result<(), String> {
@@ -457,6 +441,18 @@ verify = { exists = { text = "查询", role = "button" } }
         );
         assert!(e.message.contains("--var who="), "{}", e.message);
         assert!(parse_flow("f.toml", &undefined, &["who".into()]).is_ok());
+    }
+
+    /// A title with a literal bracket escaped (`ScummVM 2.7.0 (Feb 17 2023)`) is a pattern
+    /// like any other; one the regex engine cannot compile is refused with its reason.
+    #[test]
+    fn a_window_pattern_is_checked_by_the_regex_engine() {
+        let escaped = GOOD.replace("客户管理系统", r"^ScummVM [0-9.]+ \\(");
+        assert!(parse_flow("f.toml", &escaped, &[]).is_ok());
+        let open = GOOD.replace("客户管理系统", "^ScummVM (");
+        let e = parse_flow("f.toml", &open, &[]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FlowInvalid);
+        assert!(e.message.contains("not a regular expression"), "{}", e.message);
     }
 
     #[test]
