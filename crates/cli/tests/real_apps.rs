@@ -127,6 +127,20 @@ fn lowriter_save_as_types_a_path_its_completion_raced_again() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// Emacs's Lucid toolkit (issue 31, batch E): Save As asks in the minibuffer, a prompt with no
+/// box (`Write file: ` then the buffer's folder, editable, wrapped onto a second line when
+/// long) whose block cursor blinks. The prompt's input is the rest of its line where a text
+/// caret stands; a look that caught the caret off waits for it on. At first contact 0 of 4
+/// looks completed; default and a 1.5× DPI look (a 16 px cell) complete, judged by the file.
+#[test]
+fn emacs_save_as_types_into_its_minibuffer_prompt() {
+    for look in ["default", "dpi144"] {
+        let o = case("emacs-lucid", look, "save_as");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
 /// Qt 5 with KDE Frameworks and Breeze (issue 31, batch E): KWrite's File menu draws a
 /// symbolic icon before each item in the text's own colour (`Save As...` read with the icon as
 /// `Eé巴` on the dark look), KDE's file dialog's Name box holds its drop arrow inside the field

@@ -23,6 +23,20 @@ pub struct Recorded {
 pub struct Refusal {
     pub error: MendError,
     pub candidates: Vec<Candidate>,
+    /// Not found, but a caption read here is a prompt whose input shows no caret in this
+    /// frame: the caption's box. A blinking caret is on in another frame; a caller that can
+    /// look again when it is on ([`mend_vision::prompt_input`]) finds the input then.
+    pub caret_awaited: Option<Rect>,
+}
+
+impl From<MendError> for Refusal {
+    fn from(error: MendError) -> Self {
+        Refusal {
+            error,
+            candidates: vec![],
+            caret_awaited: None,
+        }
+    }
 }
 
 impl Refusal {
@@ -30,6 +44,7 @@ impl Refusal {
         Refusal {
             error: MendError::new(code, msg),
             candidates,
+            caret_awaited: None,
         }
     }
 }
@@ -262,9 +277,13 @@ impl Locator {
             (Some(text), true) => self.second_witness(&mut scene, target, text, recorded, r),
             _ => r,
         };
+        let caret_awaited = scene.caret_awaited;
         self.cache = scene.into_cache();
         // A refusal says what the tree saw too, when the window has one.
         r.map_err(|mut e| {
+            if e.error.code == ErrorCode::LocatorNotFound && e.candidates.is_empty() {
+                e.caret_awaited = caret_awaited;
+            }
             if let Some(why) = self.tree_said.take() {
                 e.error
                     .message
@@ -290,10 +309,7 @@ impl Locator {
         first: Result<Located, Refusal>,
     ) -> Result<Located, Refusal> {
         let frame = scene.frame;
-        let ocr_err = |e: MendError| Refusal {
-            error: e,
-            candidates: vec![],
-        };
+        let ocr_err = Refusal::from;
         let (found, reading, by) = match first {
             // A one-glyph caption read by the first reader was confirmed by its shape (the
             // glyph drawn in the machine's fonts fits its ink better than any other): a
@@ -404,10 +420,7 @@ impl Locator {
                 )),
             };
         }
-        let ocr_err = |e: MendError| Refusal {
-            error: e,
-            candidates: vec![],
-        };
+        let ocr_err = Refusal::from;
         let answer = |strategy: Strategy, c: Candidate| Located {
             strategy,
             rect: c.rect,
@@ -718,10 +731,7 @@ impl Locator {
         } else {
             seen
         };
-        let chosen = self.semantic.choose(target, &seen).map_err(|e| Refusal {
-            error: e,
-            candidates: vec![],
-        })?;
+        let chosen = self.semantic.choose(target, &seen).map_err(Refusal::from)?;
         Ok(chosen.and_then(|(i, conf)| {
             let mut c = resolve(scene, &mut self.ocr, &seen[i], target.role, conf)?;
             c.score = conf;
@@ -1038,7 +1048,16 @@ fn candidates(
                 refuted.push(why);
                 return None;
             }
-            resolve(scene, ocr, &whole, target.role, score)
+            let c = resolve(scene, ocr, &whole, target.role, score);
+            // The target's own caption on a line that is a prompt's input but for a caret not
+            // seen: a blinking one is off in this frame (the refusal says where to look).
+            if c.is_none() && target.role == Role::Field && score >= 1.0 {
+                let img = &scene.frame.image;
+                if mend_vision::prompt_input(img, l.line).is_some_and(|p| !p.caret) {
+                    scene.caret_awaited.get_or_insert(l.line);
+                }
+            }
+            c
         })
         .collect();
     // A short caption (OK, Yes) read as its look-alikes (`0K`, `QK`, an icon before it read
@@ -1791,7 +1810,22 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
                 .any(|b| a.intersect(&b.rect).is_some_and(|i| i.area() > 0))
         })
     };
-    right.or_else(bar).or(below).or_else(area)
+    // No box, no bar, no area: a prompt's input, the rest of the caption's line where a text
+    // caret stands (a terminal's or a minibuffer's `Write file: ~/█`), its text's rows (3 px
+    // inside its box) touching no box.
+    let prompt = mend_vision::prompt_input(img, label).filter(|p| {
+        !boxes.iter().any(|b| {
+            p.input
+                .inflate(-3)
+                .intersect(&b.rect)
+                .is_some_and(|i| i.area() > 0)
+        })
+    });
+    right
+        .or_else(bar)
+        .or(below)
+        .or_else(area)
+        .or_else(|| prompt.filter(|p| p.caret).map(|p| p.input))
 }
 
 /// How well a glyph's drawing must fit a control's ink for the control to be taken by its

@@ -41,6 +41,9 @@ pub struct Scene<'a> {
     pub frame: &'a Frame,
     boxes: Option<Vec<ControlBox>>,
     window_labels: Option<Vec<SeenLabel>>,
+    /// A caption whose line is a prompt's input but for a caret not seen in this frame (a
+    /// blinking one may be off): the locator's refusal says where to look for it again.
+    pub(crate) caret_awaited: Option<Rect>,
 }
 
 /// Whole-window reads: 2× upscale reads the 12–16 px captions of legacy UIs reliably.
@@ -561,6 +564,7 @@ impl<'a> Scene<'a> {
             frame,
             boxes: None,
             window_labels: None,
+            caret_awaited: None,
         }
     }
 

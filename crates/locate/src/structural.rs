@@ -76,13 +76,8 @@ impl Locator {
             .filter(|n| target.text.as_deref().is_some_and(|t| !name_is(t, n)))
             .cloned()
             .collect();
-        let v =
-            by_structure(&mut self.ocr, frame, snap.as_ref(), target, &others).map_err(|e| {
-                Refusal {
-                    error: e,
-                    candidates: vec![],
-                }
-            })?;
+        let v = by_structure(&mut self.ocr, frame, snap.as_ref(), target, &others)
+            .map_err(Refusal::from)?;
         match v {
             TreeVerdict::Found(l) => Ok(Some(l)),
             TreeVerdict::PassDown(why) => {

@@ -762,3 +762,21 @@ fn rows_are_known_by_a_selection_bar_or_a_column() {
     }
     assert!(bad.is_empty(), "rows: {bad:?}");
 }
+
+/// A prompt drawn with no box (Emacs's minibuffer: `Write file: ` then the folder, wrapped):
+/// its input is the rest of the caption's line where a block cursor stands, on the line or on
+/// the line it wraps onto, on a light and a dark ground. Caught with the cursor off (it
+/// blinks), the same line is no input, and neither is any other line of text without a caret
+/// (the mode line's buffer name, the document's line).
+#[test]
+fn a_prompt_without_a_box_is_an_input_where_its_caret_stands() {
+    let mut loc = locator();
+    let mut bad = Vec::new();
+    for look in ["default_write_file", "dark_write_file", "font_write_file"] {
+        let s = load("emacs-lucid", look);
+        let sc = score(&mut loc, &s);
+        bad.extend(sc.missed);
+        bad.extend(sc.wrong);
+    }
+    assert!(bad.is_empty(), "prompts: {bad:?}");
+}

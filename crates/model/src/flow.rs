@@ -452,7 +452,11 @@ verify = { exists = { text = "查询", role = "button" } }
         let open = GOOD.replace("客户管理系统", "^ScummVM (");
         let e = parse_flow("f.toml", &open, &[]).unwrap_err();
         assert_eq!(e.code, ErrorCode::FlowInvalid);
-        assert!(e.message.contains("not a regular expression"), "{}", e.message);
+        assert!(
+            e.message.contains("not a regular expression"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -547,6 +547,7 @@ impl Finder for Seer {
             return Err(Refusal {
                 error: MendError::new(ErrorCode::LocatorNotFound, "read as nothing"),
                 candidates: vec![],
+                caret_awaited: None,
             });
         }
         if self.0.borrow().blink > 0 {
@@ -554,6 +555,7 @@ impl Finder for Seer {
             return Err(Refusal {
                 error: MendError::new(ErrorCode::LocatorNotFound, "a screen in between"),
                 candidates: vec![],
+                caret_awaited: None,
             });
         }
         let w = self.0.borrow();
@@ -584,6 +586,7 @@ impl Finder for Seer {
             0 => Err(Refusal {
                 error: MendError::new(ErrorCode::LocatorNotFound, format!("no '{text}'")),
                 candidates: vec![],
+                caret_awaited: None,
             }),
             1 => Ok(Located {
                 strategy: Strategy::FuzzyOcr,
@@ -596,6 +599,7 @@ impl Finder for Seer {
             _ => Err(Refusal {
                 error: MendError::new(ErrorCode::LocatorAmbiguous, format!("two '{text}'")),
                 candidates: hits.iter().map(cand).collect(),
+                caret_awaited: None,
             }),
         }
     }

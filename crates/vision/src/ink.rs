@@ -310,6 +310,148 @@ pub fn area_under_strip(img: &RgbaImage, label: Rect) -> Option<Rect> {
     ok.then_some(r)
 }
 
+/// A text caret drawn as a block whose left column is `x`, met within the rows `rows` (end
+/// exclusive) on ground `bg`: a run of ink down column `x` between `min_h` and three times that tall
+/// starts a box of the same rows, at least 3 px and a quarter of its height wide and no wider
+/// than tall, nine tenths ink or more, with no ink in the column before it or the one after
+/// it, nor on the rows just above and below it but for a line drawn across (a border it
+/// touches). A glyph has gaps or strokes of unequal
+/// length; a selected letter has the letter cut out of it. The block's box, if it is one.
+fn block_caret(img: &RgbaImage, x: i32, rows: (i32, i32), bg: i32, min_h: i32) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let ink =
+        |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && is_ink(luma(img, x, y), bg);
+    let mut y = rows.0;
+    while y < rows.1 {
+        if !ink(x, y) {
+            y += 1;
+            continue;
+        }
+        // The run's own extent, past the rows looked at if it goes on, but not into a line
+        // drawn across it (a border the block touches: inked left of the block too).
+        let mut t = y;
+        while t > 0 && ink(x, t - 1) && !ink(x - 1, t - 1) {
+            t -= 1;
+        }
+        let start = y;
+        while ink(x, y) && !ink(x - 1, y) {
+            y += 1;
+        }
+        if y == start {
+            y += 1;
+            continue;
+        }
+        let h = y - t;
+        if h < min_h || h > 3 * min_h {
+            continue;
+        }
+        // As wide as the rows stay inked, all but a row or two.
+        let full = |xx: i32| (t..y).filter(|&yy| ink(xx, yy)).count() as i32 >= h - 2;
+        let mut e = x;
+        while e - x <= h && full(e) {
+            e += 1;
+        }
+        let b = Rect::new(x, t, e - x, h);
+        let clear = |xx: i32| (t..y).all(|yy| !ink(xx, yy));
+        // Above and below it: no ink, or a line running on past both its sides.
+        let open = |yy: i32| (x..e).all(|xx| !ink(xx, yy)) || (ink(x - 2, yy) && ink(e + 1, yy));
+        let ring_clear = clear(x - 1) && clear(e) && open(t - 1) && open(y);
+        let filled = (x..e)
+            .flat_map(|xx| (t..y).map(move |yy| (xx, yy)))
+            .filter(|&(xx, yy)| ink(xx, yy))
+            .count() as i32;
+        if b.w >= 3 && 4 * b.w >= h && b.w <= h && 10 * filled >= 9 * b.area() as i32 && ring_clear
+        {
+            return Some(b);
+        }
+    }
+    None
+}
+
+/// The input of a prompt drawn with no box: the rest of the caption `label`'s line on its
+/// ground, as a terminal, a command line or an editor's minibuffer asks ("Write file: ~/"
+/// followed by what the user types). A line of text after a caption is no field by itself
+/// (`Status: Active`), so the input is taken only where a text caret stands in it: a block
+/// cursor on the line right of the caption or, when the line's text runs on to the ground's
+/// right edge (wrapped), on the lines it wraps onto. The box is from just past the caption to
+/// the ground's right edge, on the caption's rows with 3 px beyond them (as a field's box has
+/// its frame); it comes back with whether a caret was seen (a blinking one is off in every
+/// other frame), or `None` where the caption's line is no open ground four text heights long.
+pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
+    let h = label.h.max(6);
+    let pad = h / 3 + 1;
+    // A prompt on a window's last line has no room below it: the band stops at the edge.
+    let (top, bottom) = (
+        (label.y - pad).max(0),
+        (label.bottom() + pad).min(bounds.bottom() - 1),
+    );
+    if !inside(label.right() + 2, top) || bottom <= label.bottom() {
+        return None;
+    }
+    let band = Rect::new(
+        label.x,
+        top,
+        (4 * h).min(bounds.right() - label.x),
+        bottom - top,
+    );
+    let ground = background(img, band);
+    let is_ground = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - ground).abs() <= 6;
+    // The ground's right edge, along the row under the line: a descender breaks it for a few
+    // pixels, a frame, a bar or another panel for longer.
+    let mut edge = label.right();
+    let mut off = 0;
+    for x in label.right() + 1..bounds.right() {
+        if is_ground(x, bottom) {
+            edge = x;
+            off = 0;
+        } else {
+            off += 1;
+            if off > h {
+                break;
+            }
+        }
+    }
+    if edge - label.right() < 4 * h {
+        return None;
+    }
+    // A block caret anywhere in a strip.
+    let min_h = (label.h * 3 / 4).max(6);
+    let caret_in = |x0: i32, x1: i32, y0: i32, y1: i32| {
+        (x0.max(0)..x1).any(|x| block_caret(img, x, (y0, y1), ground, min_h).is_some())
+    };
+    let on_line = caret_in(label.right() + 2, edge, top, bottom);
+    // Wrapped: the line's ink runs on to within two text heights of the edge; the lines below
+    // it, down to four text heights, hold the rest.
+    let wraps = (edge - 2 * h..=edge)
+        .any(|x| (top..bottom).any(|y| inside(x, y) && is_ink(luma(img, x, y), ground)));
+    let below = wraps && {
+        let y1 = (bottom + 4 * h).min(bounds.bottom());
+        caret_in(label.x - 2 * h, edge, label.bottom() + 1, y1)
+    };
+    let input = Rect::new(
+        label.right() - 1,
+        label.y - 3,
+        edge - label.right() + 4,
+        label.h + 6,
+    );
+    Some(Prompt {
+        input: input.intersect(&bounds)?,
+        caret: on_line || below,
+    })
+}
+
+/// A caption's line read as a prompt's input ([`prompt_input`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prompt {
+    /// The input's box: the rest of the caption's line.
+    pub input: Rect,
+    /// Whether a text caret was seen in it. Without one the line is no input in this frame;
+    /// a blinking caret may be off in it and on in the next.
+    pub caret: bool,
+}
+
 /// The inside of box `r`, 3 px in from its frame and within the image (at least 4×4), and
 /// its background.
 fn inside_border(img: &RgbaImage, r: Rect) -> Option<(Rect, i32)> {
@@ -490,7 +632,8 @@ pub fn filled_bar(img: &RgbaImage, label: Rect, reach: i32) -> Option<Rect> {
 /// rows inked across most of the width (a border or focus line the box included), columns
 /// near either edge inked down nearly all the rows and runs of ink touching the left or right
 /// edge (a vertical border). Empty means no ink at all, or one
-/// run at most 2 px wide: the text caret. Placeholder text, bullets of a masked field and a
+/// run at most 2 px wide or one solid block (a terminal's or an editor's block cursor): the
+/// text caret. Placeholder text, bullets of a masked field and a
 /// single glyph all count as content.
 pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
     let Some((inner, bg)) = inside_border(img, r) else {
@@ -540,7 +683,12 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
     }
     match runs.as_slice() {
         [] => true,
-        [(s, e)] => e - s <= 2,
+        [(s, e)] => {
+            let cols = (inner.x + *s as i32, inner.x + *e as i32);
+            e - s <= 2
+                || block_caret(img, cols.0, (inner.y, inner.bottom()), bg, inner.h * 2 / 3)
+                    .is_some_and(|b| b.right() == cols.1)
+        }
         _ => false,
     }
 }
@@ -831,6 +979,29 @@ mod tests {
         assert!(field_is_blank(&wide, Rect::new(1, 1, 208, 34)));
     }
 
+    /// A terminal's or an editor's block cursor (a cell of solid ink) is the caret, not
+    /// content; a selected letter (a block with the letter cut out), a block and a glyph, or a
+    /// block wider than tall are content.
+    #[test]
+    fn a_block_cursor_is_a_caret_but_a_selected_letter_is_content() {
+        let r = Rect::new(0, 0, 200, 26);
+        let mut block = field();
+        ink(&mut block, 6, 8);
+        assert!(field_is_blank(&block, r), "a block cursor");
+        let mut selected = block.clone();
+        for y in 9..17 {
+            selected.put_pixel(9, y, image::Rgba([255; 4]));
+            selected.put_pixel(10, y, image::Rgba([255; 4]));
+        }
+        assert!(!field_is_blank(&selected, r), "a selected 'l'");
+        let mut and_glyph = block.clone();
+        ink(&mut and_glyph, 20, 2);
+        assert!(!field_is_blank(&and_glyph, r), "a block and a glyph");
+        let mut bar = field();
+        ink(&mut bar, 6, 30);
+        assert!(!field_is_blank(&bar, r), "a filled bar wider than tall");
+    }
+
     #[test]
     fn text_a_glyph_or_bullets_are_content() {
         let r = Rect::new(0, 0, 200, 26);
@@ -860,9 +1031,15 @@ mod tests {
         assert!(field_is_blank(&combo, r), "the arrow is the drop button's");
         ink(&mut combo, 150, 3);
         assert!(!field_is_blank(&combo, r), "a glyph in the field part");
-        // Right-aligned text with no divider: content.
+        // Right-aligned text with no divider: content. The digit is drawn with its counter
+        // (a `0`): a cell of solid ink is a block cursor, no glyph.
         let mut amount = field();
         ink(&mut amount, 186, 6);
+        for y in 8..18 {
+            for x in 188..190 {
+                amount.put_pixel(x, y, image::Rgba([255; 4]));
+            }
+        }
         assert!(!field_is_blank(&amount, r));
     }
 

@@ -457,6 +457,8 @@ impl Runner<'_> {
         let deadline = self.clock.now_ms() + timeout;
         let mut parked = false;
         let mut fits = 0;
+        // A prompt whose caret was off in the last look: the next look waits for it on.
+        let mut caret_on = false;
         loop {
             let t_poll = self.clock.now_ms();
             let frame = self.capture.capture(&q);
@@ -467,12 +469,17 @@ impl Runner<'_> {
                             .insert(seen_key(spec, &target), (f.clone(), l.clone()));
                         return Ok((f, l));
                     }
-                    Err(refusal) => Fail {
-                        err: refusal.error,
-                        acted: false,
-                        frame: Some(Box::new(f)),
-                        candidates: refusal.candidates,
-                    },
+                    Err(refusal) => {
+                        if let Some(caption) = refusal.caret_awaited {
+                            caret_on = self.await_caret(&f, caption, deadline);
+                        }
+                        Fail {
+                            err: refusal.error,
+                            acted: false,
+                            frame: Some(Box::new(f)),
+                            candidates: refusal.candidates,
+                        }
+                    }
                 },
                 Err(e) => Fail::from(e),
             };
@@ -515,10 +522,36 @@ impl Runner<'_> {
                 }
             }
             self.handle_interrupts(lf, vars)?;
-            self.clock.sleep_ms(self.opts.poll_ms * 4);
+            // A caret just seen on is looked at at once: it is on for a blink's half only.
+            if !std::mem::take(&mut caret_on) {
+                self.clock.sleep_ms(self.opts.poll_ms * 4);
+            }
             // Not there yet: this poll was spent waiting for the application.
             self.app_wait_ms += self.clock.now_ms() - t_poll;
         }
+    }
+
+    /// Wait, until `deadline` and [`CARET_BLINK_MS`] at most, for the caret of the prompt
+    /// captioned at `caption` in `frame`'s window to show (a blinking caret is off half the
+    /// time, and a line with no caret is no input): whether it did. Looks at the window only,
+    /// a capture every poll, no reading.
+    fn await_caret(&mut self, frame: &Frame, caption: Rect, deadline: u64) -> bool {
+        let Some(id) = frame.info.window.as_ref().map(|w| w.id) else {
+            return false;
+        };
+        let until = deadline.min(self.clock.now_ms() + CARET_BLINK_MS);
+        while self.clock.now_ms() < until {
+            self.clock.sleep_ms(self.opts.poll_ms);
+            let Ok(now) = self.capture.capture_window(id) else {
+                return false;
+            };
+            if now.image.dimensions() == frame.image.dimensions()
+                && mend_vision::prompt_input(&now.image, caption).is_some_and(|p| p.caret)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Locate, guard (dismissing an interrupt that blocks, waiting up to [`FOCUS_LAND_MS`] for a
@@ -1015,6 +1048,10 @@ impl Runner<'_> {
 
 /// How long a menu bar's title has to show its menu before it is clicked again.
 const MENU_WAIT_MS: u64 = 1500;
+
+/// How long a prompt's caret is waited for to show: a cursor blinks on and off within a
+/// second or so (Emacs 0.5 s each way, GTK 0.6 s, Windows 0.53 s).
+const CARET_BLINK_MS: u64 = 1500;
 
 /// Whether a step of this action (by its name) starts its input with a click: a type clicks
 /// its field first, a check its box.
