@@ -273,8 +273,12 @@ impl Locator {
         let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
         self.refuted.clear();
         let r = self.locate_in(&mut scene, target, recorded);
+        // A prompt's caption read exactly, its caret not seen: another reader cannot supply
+        // the caret, and its whole-window reading would outlast the caret's next blink.
         let r = match (&target.text, self.second.is_some()) {
-            (Some(text), true) => self.second_witness(&mut scene, target, text, recorded, r),
+            (Some(text), true) if scene.caret_awaited.is_none() => {
+                self.second_witness(&mut scene, target, text, recorded, r)
+            }
             _ => r,
         };
         let caret_awaited = scene.caret_awaited;
@@ -1516,13 +1520,18 @@ fn resolve(
                 } else {
                     format!("{more}{}", l.text)
                 };
+                // A sign set apart after the caption, no letter read in it: a picture, not a
+                // word of the caption (a default button's return arrow: `Accept ↵`).
+                let sign_after =
+                    !more.chars().any(char::is_alphanumeric) && sign_apart_right(scene, l, extra);
                 if !dots
+                    && !sign_after
                     && !chinese_mnemonic(l, extra, &more)
                     && (more.is_empty() || normalize(&full) != normalize(&l.text))
                 {
                     return None;
                 }
-                shown = full;
+                shown = if sign_after { l.text.clone() } else { full };
             }
             let seen = l.role();
             // Header cells, menu entries and labels are framed or not depending on the toolkit,
@@ -1651,6 +1660,31 @@ fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
 /// drawn in the text's own colour (a symbolic icon: `Eé巴` read for it on a dark menu) is not
 /// told by its colour. A reading that begins inside a caption does not start at its column,
 /// and the glyphs of a word before it are as tall as it and closer.
+/// Is the unread ink `extra` right of caption `l` set apart from it by clear columns at least
+/// half a text height wide? A word space is a third of one; the next word of a caption or an
+/// ideograph beside another stands closer (删除 + 全部), a sign after a caption (a return
+/// arrow, a submenu's triangle) further.
+fn sign_apart_right(scene: &Scene, l: &SeenLabel, extra: Rect) -> bool {
+    if extra.x < l.line.right() - 2 {
+        return false;
+    }
+    let img = &scene.frame.image;
+    let ground = mend_vision::background(img, l.line.inflate(1));
+    let clear = |x: i32| {
+        (extra.y..extra.bottom()).all(|y| {
+            x < 0
+                || y < 0
+                || x >= img.width() as i32
+                || y >= img.height() as i32
+                || (mend_vision::luma(img, x, y) - ground).abs() <= 40
+        })
+    };
+    let gap = (l.line.right()..extra.right())
+        .take_while(|&x| clear(x))
+        .count() as i32;
+    gap < extra.right() - l.line.right() && 2 * gap >= l.line.h.max(6)
+}
+
 fn icon_left_of(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel, extra: Rect) -> bool {
     let h = l.line.h.max(6);
     if extra.x >= l.line.x - 2 {

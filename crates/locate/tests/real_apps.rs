@@ -780,3 +780,14 @@ fn a_prompt_without_a_box_is_an_input_where_its_caret_stands() {
     }
     assert!(bad.is_empty(), "prompts: {bad:?}");
 }
+
+/// A sign set apart after a caption (XForms' return arrow on its default button, `Accept ↵`):
+/// nothing legible is read in it, and it is no part of the caption — the button is found,
+/// and no caption with a word more (`Accept All`) is.
+#[test]
+fn a_sign_set_apart_after_a_caption_is_no_part_of_it() {
+    let mut loc = locator();
+    let s = load("fdesign", "font14_attributes");
+    let sc = score(&mut loc, &s);
+    assert!(sc.missed.is_empty() && sc.wrong.is_empty(), "{sc:?}");
+}
