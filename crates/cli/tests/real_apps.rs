@@ -141,6 +141,19 @@ fn emacs_save_as_types_into_its_minibuffer_prompt() {
     }
 }
 
+/// ScummVM's own GUI, drawn by its engine on SDL 2 (issue 31, batch F): the window never stops
+/// painting, and it draws its own pointer. Every click's settling times out; the click went
+/// in, so each step is judged by its verify (a check box by its state, read with the pointer
+/// moved off the window), never clicked again. At first contact the flow was refused
+/// (FLOW_INVALID: an escaped bracket in its title pattern); then a settle timeout redid the
+/// click. The default look completes, judged by scummvm.ini.
+#[test]
+fn scummvm_options_are_set_though_its_window_never_stops_painting() {
+    let o = case("scummvm", "default", "aspect_ratio");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// Qt 5 with KDE Frameworks and Breeze (issue 31, batch E): KWrite's File menu draws a
 /// symbolic icon before each item in the text's own colour (`Save As...` read with the icon as
 /// `Eé巴` on the dark look), KDE's file dialog's Name box holds its drop arrow inside the field

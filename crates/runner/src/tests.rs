@@ -1050,6 +1050,25 @@ timeout_ms = 2000
     );
 }
 
+/// A window that never stops painting (a GUI a game engine draws every frame) times a click's
+/// settling out; the click went in, and the step's verify decides: it holds, so the step is
+/// done and the click is not sent again.
+#[test]
+fn a_click_on_a_window_that_keeps_painting_is_judged_by_its_verify_not_redone() {
+    let b = bench("login");
+    b.world.borrow_mut().animate = true;
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "登录", role = "button" }
+verify = { exists = { text = "查询", role = "button" } }
+timeout_ms = 1000
+"#;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().inputs.len(), 1, "the click sent once");
+}
+
 /// A check is proven only by a reading of its whole text: a control the finder took for the
 /// target at a near spelling (结束 for 结果, a part of a longer line) does not make `exists`
 /// hold (issue 35: `exists = { text = "60" }` passed where no cell held 60), and the absence

@@ -133,7 +133,16 @@ impl Runner<'_> {
         let mut on_box = located.clone();
         on_box.rect = ind;
         on_box.screen_box = Rect::new(ind.x + dx, ind.y + dy, ind.w, ind.h);
-        self.after_act(lf, step, vars, &mut d, at, what, Some(&on_box), h)?;
+        // A window that never stops painting (a GUI a game engine draws, which draws its own
+        // pointer too) times the settling out: the state read below is this step's verify, so
+        // it goes on, with the pointer moved off the window first (it may cover the box).
+        match self.after_act(lf, step, vars, &mut d, at, what, Some(&on_box), h) {
+            Err(f) if f.acted && f.err.code == ErrorCode::ActionTimeout => {
+                self.park_pointer(frame);
+                self.clock.sleep_ms(self.opts.poll_ms * 2);
+            }
+            r => r?,
+        }
         let now = frame
             .info
             .window

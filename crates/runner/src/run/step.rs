@@ -176,6 +176,10 @@ impl Runner<'_> {
                     // dialog still closing when the verify was read).
                     let second_look = if f.err.code == ErrorCode::StepNotVerified {
                         Some("its verify came true just after the step's timeout: done, not sent again")
+                    } else if f.acted && f.err.code == ErrorCode::ActionTimeout {
+                        // The input went in but the window never stopped painting (a GUI drawn
+                        // by a game engine, an animation): its verify decides, not a redo.
+                        Some("the window kept painting after the input, and its verify holds: done, not sent again")
                     } else if pending.is_some()
                         && !f.acted
                         && matches!(
@@ -395,7 +399,7 @@ impl Runner<'_> {
     /// top edge (the window manager's title bar), or below it when the window touches the
     /// screen's top. Only a move: nothing is pressed, and the pointer is left alone when the
     /// last click was elsewhere.
-    fn park_pointer(&mut self, frame: &Frame) {
+    pub(super) fn park_pointer(&mut self, frame: &Frame) {
         let Some((_, at)) = self.last_click else {
             return;
         };
