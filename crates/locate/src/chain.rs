@@ -501,7 +501,8 @@ impl Locator {
                         .quarter_labels(&mut self.ocr, labels)
                         .map_err(ocr_err)?;
                 }
-                let cands = self.candidates(scene, &labels, target, text);
+                let with_captions = with_colon_captions(&labels, text, &scene.frame.image);
+                let cands = self.candidates(scene, &with_captions, target, text);
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
                     return v.map(|c| answer(Strategy::FuzzyOcr, c));
@@ -531,6 +532,7 @@ impl Locator {
             if !labels.iter().any(|l| label_match(near, &l.text).is_some()) {
                 labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
             }
+            let labels = with_colon_captions(&labels, near, &scene.frame.image);
             let anchors: Vec<&SeenLabel> = labels
                 .iter()
                 .filter(|l| label_match(near, &caption(&labels, l)).is_some() && !too_wide(l))
@@ -1660,6 +1662,58 @@ fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
 /// drawn in the text's own colour (a symbolic icon: `Eé巴` read for it on a dark menu) is not
 /// told by its colour. A reading that begins inside a caption does not start at its column,
 /// and the glyphs of a word before it are as tall as it and closer.
+/// `labels` with, for a target caption ending in a colon (`Resolution:`), the caption part of
+/// each line read as that caption followed by its value (`Resolution: 64×48`): a colon ends a
+/// caption, and what follows it on the line is the value it labels. The part's box runs from
+/// the line's start to the clear gap nearest where the colon's share of the line's glyphs ends.
+fn with_colon_captions(
+    labels: &[SeenLabel],
+    target: &str,
+    img: &image::RgbaImage,
+) -> Vec<SeenLabel> {
+    let mut out = labels.to_vec();
+    let t = target.trim();
+    if !t.ends_with([':', '：']) {
+        return out;
+    }
+    for l in labels {
+        let Some(cut) = l.text.find([':', '：']) else {
+            continue;
+        };
+        let colon = l.text[cut..].chars().next().map_or(1, char::len_utf8);
+        let (head, rest) = l.text.split_at(cut + colon);
+        if rest.trim().is_empty() || label_match(t, head) != Some(1.0) {
+            continue;
+        }
+        let (n_head, n_all) = (head.chars().count() as i32, l.text.chars().count() as i32);
+        let guess = l.line.x + l.line.w * n_head / n_all.max(1);
+        let ground = mend_vision::background(img, l.line.inflate(1));
+        let clear = |x: i32| {
+            (l.line.y..l.line.bottom()).all(|y| {
+                x < 0
+                    || y < 0
+                    || x >= img.width() as i32
+                    || y >= img.height() as i32
+                    || !mend_vision::is_ink(mend_vision::luma(img, x, y), ground)
+            })
+        };
+        let h = l.line.h.max(6);
+        let Some(end) = (0..=h)
+            .flat_map(|d| [guess + d, guess - d])
+            .find(|&x| x > l.line.x && x < l.line.right() && clear(x))
+        else {
+            continue;
+        };
+        out.push(SeenLabel {
+            text: head.trim().to_string(),
+            line: Rect::new(l.line.x, l.line.y, end - l.line.x, l.line.h),
+            control: l.control.clone(),
+            conf: l.conf,
+        });
+    }
+    out
+}
+
 /// Is the unread ink `extra` right of caption `l` set apart from it by clear columns at least
 /// half a text height wide? A word space is a third of one; the next word of a caption or an
 /// ideograph beside another stands closer (删除 + 全部), a sign after a caption (a return

@@ -791,3 +791,28 @@ fn a_sign_set_apart_after_a_caption_is_no_part_of_it() {
     let sc = score(&mut loc, &s);
     assert!(sc.missed.is_empty() && sc.wrong.is_empty(), "{sc:?}");
 }
+
+/// A caption and its value read as one line (Ephoto's info bar: `Resolution: 64×48`): a colon
+/// ends a caption, so the anchor `Resolution:` is the line's part up to it, and an offset is
+/// measured from that part's centre (the save button 392 px right of it). An anchor named
+/// without its colon is not cut out of the line.
+#[test]
+fn a_caption_read_with_its_value_is_cut_at_its_colon() {
+    let mut loc = locator();
+    let s = load("ephoto", "default_info_bar");
+    let at = |near: &str, dx: i32| Target {
+        near: Some(near.into()),
+        offset: Some((dx, 0)),
+        role: Role::Any,
+        ..Target::default()
+    };
+    let save = Rect::new(806, 470, 28, 28);
+    let l = loc
+        .locate(&s.frame, &at("Resolution:", 392), &Recorded::default())
+        .expect("the save button right of the caption");
+    assert!(l.rect.iou(&save) >= 0.5, "{:?}", l.rect);
+    let e = loc
+        .locate(&s.frame, &at("Resolution", 392), &Recorded::default())
+        .expect_err("no caption 'Resolution' on its own");
+    assert_eq!(e.error.code, ErrorCode::LocatorNotFound);
+}
