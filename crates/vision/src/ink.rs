@@ -372,8 +372,8 @@ fn block_caret(img: &RgbaImage, x: i32, rows: (i32, i32), bg: i32, min_h: i32) -
 /// ground, as a terminal, a command line or an editor's minibuffer asks ("Write file: ~/"
 /// followed by what the user types). A line of text after a caption is no field by itself
 /// (`Status: Active`), so the input is taken only where a text caret stands in it: a block
-/// cursor on the line right of the caption or, when the line's text runs on to the ground's
-/// right edge (wrapped), on the lines it wraps onto. The box is from just past the caption to
+/// cursor, nothing after it, on the line right of the caption or, when the line's text runs
+/// on unbroken to the ground's right edge (wrapped), on the line it wraps onto. The box is from just past the caption to
 /// the ground's right edge, on the caption's rows with 3 px beyond them (as a field's box has
 /// its frame); it comes back with whether a caret was seen (a blinking one is off in every
 /// other frame), or `None` where the caption's line is no open ground four text heights long.
@@ -416,18 +416,35 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
     if edge - label.right() < 4 * h {
         return None;
     }
-    // A block caret anywhere in a strip.
+    let inked_col = |x: i32, y0: i32, y1: i32| {
+        (y0..y1).any(|y| inside(x, y) && is_ink(luma(img, x, y), ground))
+    };
+    // A caret ends what was typed: a block cursor with no ink after it on its rows, up to the
+    // edge (a picture or a cell among other text is none).
     let min_h = (label.h * 3 / 4).max(6);
     let caret_in = |x0: i32, x1: i32, y0: i32, y1: i32| {
-        (x0.max(0)..x1).any(|x| block_caret(img, x, (y0, y1), ground, min_h).is_some())
+        (x0.max(0)..x1).any(|x| {
+            block_caret(img, x, (y0, y1), ground, min_h)
+                .is_some_and(|b| !(b.right() + 1..edge).any(|xx| inked_col(xx, b.y, b.bottom())))
+        })
     };
     let on_line = caret_in(label.right() + 2, edge, top, bottom);
-    // Wrapped: the line's ink runs on to within two text heights of the edge; the lines below
-    // it, down to four text heights, hold the rest.
-    let wraps = (edge - 2 * h..=edge)
-        .any(|x| (top..bottom).any(|y| inside(x, y) && is_ink(luma(img, x, y), ground)));
+    // Wrapped: the line's text runs on, with no gap wider than two text heights (a word
+    // space is a third of one; columns of a list's header stand far apart), to within two
+    // text heights of the edge; the next line holds the rest.
+    let (mut run, mut widest, mut last) = (0, 0, label.right());
+    for x in label.right() + h..=edge {
+        if inked_col(x, top, bottom) {
+            widest = widest.max(run);
+            run = 0;
+            last = x;
+        } else {
+            run += 1;
+        }
+    }
+    let wraps = widest <= 2 * h && last >= edge - 2 * h;
     let below = wraps && {
-        let y1 = (bottom + 4 * h).min(bounds.bottom());
+        let y1 = (label.bottom() + 3 * h).min(bounds.bottom());
         caret_in(label.x - 2 * h, edge, label.bottom() + 1, y1)
     };
     let input = Rect::new(
