@@ -273,21 +273,31 @@ impl Sled {
     pub fn open(dir: &Path) -> Result<Sled, MendError> {
         std::fs::create_dir_all(dir).map_err(io)?;
         let holder = dir.join("holder");
-        let db = sled::Config::new()
-            .path(dir.join("db"))
-            .open()
-            .map_err(|e| {
-                let who =
-                    std::fs::read_to_string(&holder).unwrap_or_else(|_| "another process".into());
-                MendError::new(
-                    ErrorCode::StoreLocked,
-                    format!(
-                        "{} is in use by {} ({e}); wait for it to finish or stop it",
-                        dir.display(),
-                        who.trim()
-                    ),
-                )
-            })?;
+        // A holder that closed the database removed its note first; sled lets go of the file
+        // lock only when its flusher thread ends, a moment later. With no holder named, the
+        // lock is that lag (a run reopened in the same process), waited out for a second; a
+        // live holder's name refuses at once.
+        let mut tries = 0;
+        let opened = loop {
+            match sled::Config::new().path(dir.join("db")).open() {
+                Err(_) if !holder.exists() && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => break r,
+            }
+        };
+        let db = opened.map_err(|e| {
+            let who = std::fs::read_to_string(&holder).unwrap_or_else(|_| "another process".into());
+            MendError::new(
+                ErrorCode::StoreLocked,
+                format!(
+                    "{} is in use by {} ({e}); wait for it to finish or stop it",
+                    dir.display(),
+                    who.trim()
+                ),
+            )
+        })?;
         let me = format!(
             "pid {} ({})",
             std::process::id(),
