@@ -62,6 +62,15 @@ pub enum Action {
     MoveTo {
         at: Point,
     },
+    /// Press the left button at `at` and keep it down (a menu that lives only while the
+    /// button is held); a [`Action::Release`] ends it.
+    Press {
+        at: Point,
+    },
+    /// With the left button held, move onto `at` and release it there.
+    Release {
+        at: Point,
+    },
     /// Move and size a top-level window (X id): its frame's top-left to `to.x, to.y` (above
     /// the screen's top when `to.y` is negative), its own size `to.w × to.h` — a window
     /// reaching past the screen's edge brought onto it. Nothing is pressed.
@@ -93,6 +102,8 @@ impl Action {
                 format!("drag {},{} -> {},{}", from.x, from.y, to.x, to.y)
             }
             Action::MoveTo { at } => format!("move to {},{}", at.x, at.y),
+            Action::Press { at } => format!("press at {},{}", at.x, at.y),
+            Action::Release { at } => format!("release at {},{}", at.x, at.y),
             Action::Fit { window, to } => {
                 format!("fit window {window} to {},{} {}x{}", to.x, to.y, to.w, to.h)
             }

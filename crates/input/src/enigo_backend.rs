@@ -123,6 +123,8 @@ impl Input for EnigoInput {
                     .map_err(input_err)
             }
             Action::MoveTo { at } => self.x11()?.move_to(at.x, at.y),
+            Action::Press { at } => self.x11()?.press(at.x, at.y, 1),
+            Action::Release { at } => self.x11()?.release(at.x, at.y, 1),
             Action::Fit { window, to } => self.x11()?.move_resize(*window, *to),
         }
     }

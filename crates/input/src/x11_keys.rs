@@ -302,6 +302,40 @@ impl X11Keys {
         self.conn.sync().map_err(x_err)
     }
 
+    /// Arrive at `x, y` as [`Self::click`] does and press `button`, keeping it down: a menu
+    /// that lives only while the button is held (Athena's, XForms') opens and stays.
+    pub fn press(&mut self, x: i32, y: i32, button: u8) -> Result<(), MendError> {
+        let from = (x - ARRIVE_PX).max(0);
+        for (px, rest) in [(from, ARRIVE_STEP), (x, ARRIVE_REST)] {
+            self.conn
+                .xtest_fake_input(MOTION, 0, 0, self.root, px as i16, y as i16, 0)
+                .map_err(x_err)?;
+            self.conn.sync().map_err(x_err)?;
+            std::thread::sleep(rest);
+        }
+        self.conn
+            .xtest_fake_input(BUTTON_PRESS, button, 0, self.root, 0, 0, 0)
+            .map_err(x_err)?;
+        self.conn.sync().map_err(x_err)
+    }
+
+    /// With the button held, move onto `x, y` (from just above it, resting there, so a menu
+    /// highlights the item under the pointer) and release `button` there.
+    pub fn release(&mut self, x: i32, y: i32, button: u8) -> Result<(), MendError> {
+        let from = (y - ARRIVE_PX).max(0);
+        for (py, rest) in [(from, ARRIVE_STEP), (y, ARRIVE_REST)] {
+            self.conn
+                .xtest_fake_input(MOTION, 0, 0, self.root, x as i16, py as i16, 0)
+                .map_err(x_err)?;
+            self.conn.sync().map_err(x_err)?;
+            std::thread::sleep(rest);
+        }
+        self.conn
+            .xtest_fake_input(BUTTON_RELEASE, button, 0, self.root, 0, 0, 0)
+            .map_err(x_err)?;
+        self.conn.sync().map_err(x_err)
+    }
+
     /// Ask the window manager to bring `window` to the front with the focus (EWMH
     /// `_NET_ACTIVE_WINDOW`, as a pager would).
     pub fn activate(&mut self, window: u32) -> Result<(), MendError> {

@@ -243,6 +243,9 @@ pub struct Runner<'a> {
     /// Type the next text one key at a time, [`KEY_PACE_MS`] apart (a redo of a `type`: the
     /// first keys, sent at once, may have raced an application's completion).
     paced: bool,
+    /// A menu item (row, step) already chosen by releasing the button on it, the step before
+    /// having held its menu open (a menu that lives only while the button is held).
+    held_through: Option<(usize, usize)>,
 }
 
 /// The key a target is remembered by between a step that found it and a check about it.
@@ -327,6 +330,7 @@ impl<'a> Runner<'a> {
             known_windows: None,
             last_seen: HashMap::new(),
             paced: false,
+            held_through: None,
             rows: 1,
         }
     }

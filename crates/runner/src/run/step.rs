@@ -742,6 +742,22 @@ impl Runner<'_> {
         self.armed = None;
         let row = at.map_or(usize::MAX, |a| a.row);
         let mut d = StepDetail::default();
+        // A menu item the step before chose by releasing the button on it: done; its verify
+        // still decides.
+        if let Some(a) = at.filter(|a| self.held_through == Some((a.row, a.step))) {
+            self.held_through = None;
+            let what = action_name(&step.action);
+            let frame = self.capture.capture(&self.main_query(lf)?)?;
+            let h = self.fp.hash(&frame.image);
+            d.message = Some(
+                "chosen from the menu the step before held open (released on it): not clicked again".into(),
+            );
+            self.intent(Some(a), &what)?;
+            self.acted(Some(a))?;
+            self.arm(lf, None);
+            self.after_act(lf, step, vars, &mut d, Some(a), &what, None, &h)?;
+            return Ok((None, d));
+        }
         // Undo a half-done attempt first; for `type`, after focusing the field (below).
         if compensate && step.action != Action::Type {
             self.compensate(lf, step, vars)?;
@@ -886,6 +902,17 @@ impl Runner<'_> {
             if !self.shows_change(&frame, below, (4 * h * h) as usize, MENU_WAIT_MS) {
                 self.send(&first).map_err(acted)?;
                 d.message = Some("the menu did not open after the click: clicked again".into());
+                // Two clicks and still no menu: one that lives only while the button is held
+                // (Athena's, XForms'), opened by the press and shut by the release. Held open,
+                // the next step's item is chosen by releasing the button on it.
+                if !self.shows_change(&frame, below, (4 * h * h) as usize, MENU_WAIT_MS) {
+                    if let Some(why) = self
+                        .choose_from_held_menu(lf, vars, at, &frame, below, c)
+                        .map_err(|f| Fail { acted: true, ..f })?
+                    {
+                        d.message = Some(why);
+                    }
+                }
             }
         }
         if step.action != Action::Type {
@@ -974,6 +1001,59 @@ impl Runner<'_> {
         Ok((Some(located), d))
     }
 
+    /// A menu bar's title whose menu lives only while the button is held: press on the title
+    /// at `title` (screen), and while the menu shows, find the next step's item (a `read`
+    /// click on a `menu` target, found and guarded as any target is) and release the button
+    /// on it; the next step is then done (`held_through`). Nothing found, or a window not
+    /// allowed in front: the button is released on the title, which chooses nothing. `None`
+    /// when the next step is no menu item (nothing is pressed).
+    fn choose_from_held_menu(
+        &mut self,
+        lf: &LoadedFlow,
+        vars: &Row,
+        at: Option<At>,
+        frame: &Frame,
+        below: Rect,
+        title: mend_model::Point,
+    ) -> Result<Option<String>, Fail> {
+        let Some(a) = at else {
+            return Ok(None);
+        };
+        let Some(next) = lf.flow.steps.get(a.step + 1) else {
+            return Ok(None);
+        };
+        let Some(spec) = next.target.as_ref().filter(|t| {
+            next.action == Action::Click
+                && next.risk == Risk::Read
+                && t.role.as_deref().and_then(Role::parse) == Some(Role::Menu)
+        }) else {
+            return Ok(None);
+        };
+        self.check_guard(lf, frame)?;
+        self.send(&Input_::Press { at: title })?;
+        let h = below.h / 12;
+        let chosen = if self.shows_change(frame, below, (4 * h * h) as usize, MENU_WAIT_MS) {
+            match self.locate_wait(lf, spec, vars, MENU_WAIT_MS) {
+                Ok((f, l)) if self.check_guard(lf, &f).is_ok() => Some(l),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let to = chosen.as_ref().map_or(title, |l| l.screen_box.center());
+        self.send(&Input_::Release { at: to })?;
+        Ok(Some(match chosen {
+            Some(l) => {
+                self.held_through = Some((a.row, a.step + 1));
+                format!(
+                    "the menu opened only while the button was held: held open, '{}' chosen by releasing the button on it (the next step)",
+                    l.text
+                )
+            }
+            None => "the menu opened neither on a click nor while the button was held (or its item was not there): released on the title, nothing chosen".into(),
+        }))
+    }
+
     /// Settle, then the step's own checks; one audit line for the action.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn after_act(
@@ -1020,7 +1100,10 @@ impl Runner<'_> {
         // The step's `verify` tells that it took effect: it must come true after the input,
         // or the run would call done a write that never happened (a Qt file dialog's Save
         // whose click did not take: exit 0, the dialog still open, no file).
-        if let Some(v) = &step.verify {
+        // A menu title whose item the held button chose: its menu is shut again, and the next
+        // step's verify tells what the choice did.
+        let held = at.is_some_and(|a| self.held_through == Some((a.row, a.step + 1)));
+        if let Some(v) = step.verify.as_ref().filter(|_| !held) {
             self.wait_checks(lf, std::slice::from_ref(v), vars, timeout, ErrorCode::StepNotVerified)
                 .map_err(|f| {
                     let mut f = Fail { acted: true, ..f };
