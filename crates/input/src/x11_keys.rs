@@ -280,17 +280,7 @@ impl X11Keys {
     /// pointer's motion inside it (FOX's menu panes, GNUstep's menus) drop a press that lands
     /// with the pointer's one jump onto the item: the click went out and nothing happened.
     pub fn click(&mut self, x: i32, y: i32, button: u8, count: u8) -> Result<(), MendError> {
-        let from = (x - ARRIVE_PX).max(0);
-        self.conn
-            .xtest_fake_input(MOTION, 0, 0, self.root, from as i16, y as i16, 0)
-            .map_err(x_err)?;
-        self.conn.sync().map_err(x_err)?;
-        std::thread::sleep(ARRIVE_STEP);
-        self.conn
-            .xtest_fake_input(MOTION, 0, 0, self.root, x as i16, y as i16, 0)
-            .map_err(x_err)?;
-        self.conn.sync().map_err(x_err)?;
-        std::thread::sleep(ARRIVE_REST);
+        self.arrive(((x - ARRIVE_PX).max(0), y), (x, y))?;
         for _ in 0..count.max(1) {
             self.conn
                 .xtest_fake_input(BUTTON_PRESS, button, 0, self.root, 0, 0, 0)
@@ -302,17 +292,23 @@ impl X11Keys {
         self.conn.sync().map_err(x_err)
     }
 
-    /// Arrive at `x, y` as [`Self::click`] does and press `button`, keeping it down: a menu
-    /// that lives only while the button is held (Athena's, XForms') opens and stays.
-    pub fn press(&mut self, x: i32, y: i32, button: u8) -> Result<(), MendError> {
-        let from = (x - ARRIVE_PX).max(0);
-        for (px, rest) in [(from, ARRIVE_STEP), (x, ARRIVE_REST)] {
+    /// Move the pointer as a hand arrives: to `from` (a few pixels off), then onto `to`,
+    /// resting there before anything is pressed or released.
+    fn arrive(&mut self, from: (i32, i32), to: (i32, i32)) -> Result<(), MendError> {
+        for ((x, y), rest) in [(from, ARRIVE_STEP), (to, ARRIVE_REST)] {
             self.conn
-                .xtest_fake_input(MOTION, 0, 0, self.root, px as i16, y as i16, 0)
+                .xtest_fake_input(MOTION, 0, 0, self.root, x as i16, y as i16, 0)
                 .map_err(x_err)?;
             self.conn.sync().map_err(x_err)?;
             std::thread::sleep(rest);
         }
+        Ok(())
+    }
+
+    /// Arrive at `x, y` as [`Self::click`] does and press `button`, keeping it down: a menu
+    /// that lives only while the button is held (Athena's, XForms') opens and stays.
+    pub fn press(&mut self, x: i32, y: i32, button: u8) -> Result<(), MendError> {
+        self.arrive(((x - ARRIVE_PX).max(0), y), (x, y))?;
         self.conn
             .xtest_fake_input(BUTTON_PRESS, button, 0, self.root, 0, 0, 0)
             .map_err(x_err)?;
@@ -322,14 +318,7 @@ impl X11Keys {
     /// With the button held, move onto `x, y` (from just above it, resting there, so a menu
     /// highlights the item under the pointer) and release `button` there.
     pub fn release(&mut self, x: i32, y: i32, button: u8) -> Result<(), MendError> {
-        let from = (y - ARRIVE_PX).max(0);
-        for (py, rest) in [(from, ARRIVE_STEP), (y, ARRIVE_REST)] {
-            self.conn
-                .xtest_fake_input(MOTION, 0, 0, self.root, x as i16, py as i16, 0)
-                .map_err(x_err)?;
-            self.conn.sync().map_err(x_err)?;
-            std::thread::sleep(rest);
-        }
+        self.arrive((x, (y - ARRIVE_PX).max(0)), (x, y))?;
         self.conn
             .xtest_fake_input(BUTTON_RELEASE, button, 0, self.root, 0, 0, 0)
             .map_err(x_err)?;

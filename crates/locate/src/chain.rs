@@ -1662,6 +1662,24 @@ fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
 /// drawn in the text's own colour (a symbolic icon: `Eé巴` read for it on a dark menu) is not
 /// told by its colour. A reading that begins inside a caption does not start at its column,
 /// and the glyphs of a word before it are as tall as it and closer.
+/// Whether column `x` of `img`, over the rows `ys`, stays within `within` grey levels of
+/// `ground` (pixels outside the image count as ground): a clear column between glyphs.
+fn quiet_column(
+    img: &image::RgbaImage,
+    x: i32,
+    ys: std::ops::Range<i32>,
+    ground: i32,
+    within: i32,
+) -> bool {
+    ys.into_iter().all(|y| {
+        x < 0
+            || y < 0
+            || x >= img.width() as i32
+            || y >= img.height() as i32
+            || (mend_vision::luma(img, x, y) - ground).abs() <= within
+    })
+}
+
 /// `labels` with, for a target caption ending in a colon (`Resolution:`), the caption part of
 /// each line read as that caption followed by its value (`Resolution: 64×48`): a colon ends a
 /// caption, and what follows it on the line is the value it labels. The part's box runs from
@@ -1688,15 +1706,8 @@ fn with_colon_captions(
         let (n_head, n_all) = (head.chars().count() as i32, l.text.chars().count() as i32);
         let guess = l.line.x + l.line.w * n_head / n_all.max(1);
         let ground = mend_vision::background(img, l.line.inflate(1));
-        let clear = |x: i32| {
-            (l.line.y..l.line.bottom()).all(|y| {
-                x < 0
-                    || y < 0
-                    || x >= img.width() as i32
-                    || y >= img.height() as i32
-                    || !mend_vision::is_ink(mend_vision::luma(img, x, y), ground)
-            })
-        };
+        // No ink: within the ink threshold of the ground (`mend_vision::is_ink`).
+        let clear = |x: i32| quiet_column(img, x, l.line.y..l.line.bottom(), ground, 80);
         let h = l.line.h.max(6);
         let Some(end) = (0..=h)
             .flat_map(|d| [guess + d, guess - d])
@@ -1724,15 +1735,7 @@ fn sign_apart_right(scene: &Scene, l: &SeenLabel, extra: Rect) -> bool {
     }
     let img = &scene.frame.image;
     let ground = mend_vision::background(img, l.line.inflate(1));
-    let clear = |x: i32| {
-        (extra.y..extra.bottom()).all(|y| {
-            x < 0
-                || y < 0
-                || x >= img.width() as i32
-                || y >= img.height() as i32
-                || (mend_vision::luma(img, x, y) - ground).abs() <= 40
-        })
-    };
+    let clear = |x: i32| quiet_column(img, x, extra.y..extra.bottom(), ground, 40);
     let gap = (l.line.right()..extra.right())
         .take_while(|&x| clear(x))
         .count() as i32;
@@ -1746,15 +1749,7 @@ fn icon_left_of(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel, extra: Re
     }
     let img = &scene.frame.image;
     let ground = mend_vision::background(img, l.line.inflate(1));
-    let clear = |x: i32| {
-        (extra.y..extra.bottom()).all(|y| {
-            x < 0
-                || y < 0
-                || x >= img.width() as i32
-                || y >= img.height() as i32
-                || (mend_vision::luma(img, x, y) - ground).abs() <= 40
-        })
-    };
+    let clear = |x: i32| quiet_column(img, x, extra.y..extra.bottom(), ground, 40);
     // The widest run of clear columns between the ink and the caption (a reader's box may
     // start a pixel inside the caption's first glyph), and where the icon's ink ends.
     let (mut gap, mut run, mut icon_end) = (0, 0, extra.x);

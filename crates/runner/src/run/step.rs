@@ -899,15 +899,16 @@ impl Runner<'_> {
             // next step refuses). Never for a menu's items: those act.
             let h = located.rect.h.max(8);
             let below = Rect::new(located.rect.x - 2 * h, located.rect.y, 24 * h, 12 * h);
-            if !self.shows_change(&frame, below, (4 * h * h) as usize, MENU_WAIT_MS) {
+            let menu = (below, (4 * h * h) as usize);
+            if !self.shows_change(&frame, menu.0, menu.1, MENU_WAIT_MS) {
                 self.send(&first).map_err(acted)?;
                 d.message = Some("the menu did not open after the click: clicked again".into());
                 // Two clicks and still no menu: one that lives only while the button is held
                 // (Athena's, XForms'), opened by the press and shut by the release. Held open,
                 // the next step's item is chosen by releasing the button on it.
-                if !self.shows_change(&frame, below, (4 * h * h) as usize, MENU_WAIT_MS) {
+                if !self.shows_change(&frame, menu.0, menu.1, MENU_WAIT_MS) {
                     if let Some(why) = self
-                        .choose_from_held_menu(lf, vars, at, &frame, below, c)
+                        .choose_from_held_menu(lf, vars, at, &frame, menu, c)
                         .map_err(|f| Fail { acted: true, ..f })?
                     {
                         d.message = Some(why);
@@ -1002,7 +1003,8 @@ impl Runner<'_> {
     }
 
     /// A menu bar's title whose menu lives only while the button is held: press on the title
-    /// at `title` (screen), and while the menu shows, find the next step's item (a `read`
+    /// at `title` (screen), and while the menu shows (`menu`: where it drops and how many
+    /// pixels must change there, as for a click), find the next step's item (a `read`
     /// click on a `menu` target, found and guarded as any target is) and release the button
     /// on it; the next step is then done (`held_through`). Nothing found, or a window not
     /// allowed in front: the button is released on the title, which chooses nothing. `None`
@@ -1013,7 +1015,7 @@ impl Runner<'_> {
         vars: &Row,
         at: Option<At>,
         frame: &Frame,
-        below: Rect,
+        menu: (Rect, usize),
         title: mend_model::Point,
     ) -> Result<Option<String>, Fail> {
         let Some(a) = at else {
@@ -1031,8 +1033,7 @@ impl Runner<'_> {
         };
         self.check_guard(lf, frame)?;
         self.send(&Input_::Press { at: title })?;
-        let h = below.h / 12;
-        let chosen = if self.shows_change(frame, below, (4 * h * h) as usize, MENU_WAIT_MS) {
+        let chosen = if self.shows_change(frame, menu.0, menu.1, MENU_WAIT_MS) {
             match self.locate_wait(lf, spec, vars, MENU_WAIT_MS) {
                 Ok((f, l)) if self.check_guard(lf, &f).is_ok() => Some(l),
                 _ => None,
