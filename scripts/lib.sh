@@ -44,6 +44,10 @@ DEBIAN_PACKAGES=(
     # batch F: EFL (Ephoto), XForms (fdesign, in libforms-bin), Athena's text widgets (xedit, from
     # x11-apps above), ScummVM's own GUI drawn on SDL 2, FontForge's GDraw widgets on GDK 3
     ephoto libforms-bin scummvm fontforge
+    # batch G: text UIs in xterm (Midnight Commander; Free Vision in the Free Pascal IDE), PuTTY's
+    # GTK 3 configuration form, classic Tk widgets (TkRemind, run under faketime for a fixed month);
+    # Wine's Program Manager comes with wine
+    mc fp-ide putty tkremind faketime
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
