@@ -730,12 +730,26 @@ impl Locator {
         // A field's label is the label of a field: a text with no field beside it (a list's
         // column header 名称 above the file list, beside the label 名称(N): of the name field)
         // is no answer, so it cannot make the label ambiguous.
-        let seen: Vec<SeenLabel> = if target.role == Role::Field {
-            seen.into_iter()
+        // A wide box whose caption is centred in it is a button whatever its shape made of it
+        // (a Win32 dialog's 105×26 OK guessed a field), as the other rungs take it
+        // ([`resolve`]): the matcher sees the role the control will be acted on as.
+        let seen: Vec<SeenLabel> = match target.role {
+            Role::Field => seen
+                .into_iter()
                 .filter(|l| resolve(scene, &mut self.ocr, l, Role::Field, 0.0).is_some())
-                .collect()
-        } else {
-            seen
+                .collect(),
+            Role::Button => seen
+                .into_iter()
+                .map(|mut l| {
+                    if l.role() == Role::Field && centred_caption(&l) {
+                        if let Some(c) = l.control.as_mut() {
+                            c.role = Role::Button;
+                        }
+                    }
+                    l
+                })
+                .collect(),
+            _ => seen,
         };
         let chosen = self.semantic.choose(target, &seen).map_err(Refusal::from)?;
         Ok(chosen.and_then(|(i, conf)| {

@@ -816,3 +816,30 @@ fn a_caption_read_with_its_value_is_cut_at_its_colon() {
         .expect_err("no caption 'Resolution' on its own");
     assert_eq!(e.error.code, ErrorCode::LocatorNotFound);
 }
+
+/// Athena command buttons packed edge to edge (xedit: `Quit | Save | Load`, parted by 1 px lines,
+/// against the window's top, the pane's rule under them; no button has a top or a bottom line
+/// of its own): each is a button (the suite's targets), and the file name field right of Load —
+/// a Text widget with no frame of its own, empty but for its caret — is the cell beside it, on
+/// every look.
+#[test]
+fn packed_buttons_are_cells_and_the_field_beside_them_one_too() {
+    let mut loc = locator();
+    let field = Target {
+        near: Some("Load".into()),
+        role: Role::Field,
+        ..Target::default()
+    };
+    for (look, want) in [
+        ("default", Rect::new(111, 0, 479, 18)),
+        ("font18", Rect::new(145, 0, 445, 26)),
+        ("dark", Rect::new(111, 0, 479, 18)),
+        ("color", Rect::new(111, 0, 479, 18)),
+    ] {
+        let s = load("xedit", look);
+        let l = loc
+            .locate(&s.frame, &field, &Recorded::default())
+            .unwrap_or_else(|r| panic!("xedit/{look}: {:?}", r.error));
+        assert!(l.rect.iou(&want) >= 0.5, "xedit/{look}: {:?}", l.rect);
+    }
+}

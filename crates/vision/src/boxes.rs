@@ -225,14 +225,142 @@ fn trace_side(g: &GrayImage, end: i32, dir: i32, y0: i32, y1: i32, reach: i32) -
     (outer != end && 4 * straight > y1 - y0).then_some(outer)
 }
 
-/// Framed rectangles that look like controls, in image pixels, outermost first.
+/// Framed rectangles that look like controls, in image pixels, outermost first; then the cells
+/// of bars ([`bar_cells`]) no frame already holds.
 pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
     let g = frame_gray(img);
-    control_rects(&g)
+    let mut rects = control_rects(&g);
+    for cell in bar_cells(&g) {
+        if !rects.iter().any(|r| r.iou(&cell) > 0.6) {
+            rects.push(cell);
+        }
+    }
+    rects
         .into_iter()
         .map(|rect| ControlBox {
             role: guess_role(&g, rect),
             rect,
+        })
+        .collect()
+}
+
+/// Whether column `x` holds a thin vertical line (one or two pixels wide, differing from both
+/// its neighbours) down every row of `y0..=y1` but one: the rule between two cells of a bar.
+/// The width of the line, if so. A letter's stroke never spans a band from its top to its
+/// bottom: captions sit inside with a margin.
+fn rule_at(g: &GrayImage, x: i32, y0: i32, y1: i32) -> Option<i32> {
+    let w = g.width() as i32;
+    let px = |x: i32, y: i32| g.get_pixel(x as u32, y as u32).0[0] as i16;
+    (1..=2).find(|&k| {
+        if x < 1 || x + k >= w {
+            return false;
+        }
+        let mut missed = 0;
+        for y in y0..=y1 {
+            let line = (x..x + k).all(|c| {
+                (px(c, y) - px(x - 1, y)).abs() >= EDGE && (px(c, y) - px(x + k, y)).abs() >= EDGE
+            });
+            if !line {
+                missed += 1;
+                if missed > 1 {
+                    return false;
+                }
+            }
+        }
+        true
+    })
+}
+
+/// Cells of a bar: captions packed side by side in a band between two rules, parted by thin
+/// vertical lines from the band's top to its bottom — Athena command buttons drawn edge to edge
+/// with one-pixel lines between them (`Quit | Save | Load | name`), a row of a property grid,
+/// a status bar's panes. No cell has a top and a bottom line of its own (the band's rules run on
+/// across the row), so no pair of runs frames it; the band lies against the window's edge, which
+/// is its rule there: the toolkit drew none. (Bands inside a window — tab rows, a terminal's
+/// line-drawn boxes — are not taken: their cells made wrong boxes on the real-app suite.) A band cut by two lines or more
+/// (three cells) is a bar; each cell at least as wide as the band is tall is a box. A cell
+/// holding several items apart is still no item's control (the scene's bar test).
+fn bar_cells(g: &GrayImage) -> Vec<Rect> {
+    let (w, h) = (g.width() as i32, g.height() as i32);
+    // The rules: long horizontal edge runs, and the window's top and bottom edges. Where a
+    // cell's side meets the rule, the rule's edge breaks for a pixel or two (the side's line
+    // and the rule are one colour): such breaks are bridged.
+    let mut rules: Vec<Run> = Vec::new();
+    for r in h_runs(g, MIN_W / 3) {
+        match rules.last_mut() {
+            Some(last) if last.y == r.y && r.x0 - last.x1 <= 3 => last.x1 = r.x1,
+            _ => rules.push(r),
+        }
+    }
+    rules.retain(|r| r.x1 - r.x0 + 1 >= 3 * MIN_W);
+    rules.push(Run {
+        y: -1,
+        x0: 0,
+        x1: w - 1,
+    });
+    rules.push(Run {
+        y: h - 1,
+        x0: 0,
+        x1: w - 1,
+    });
+    rules.sort_by_key(|r| r.y);
+    let mut cells = Vec::new();
+    for (j, bot) in rules.iter().enumerate() {
+        // Each rule above that overlaps this one by a bar's length, nearest first (a bevel's
+        // line over some of the cells stands nearer than the rule over them all), until a
+        // rule cuts across the band's middle: two rows stacked are no one cell.
+        for (i, top) in rules[..j].iter().enumerate().rev() {
+            let (y0, y1) = (top.y + 1, bot.y);
+            let tall = y1 - y0 + 1;
+            if tall > MAX_H {
+                break;
+            }
+            let (x0, x1) = (top.x0.max(bot.x0), top.x1.min(bot.x1));
+            // Only a band against the window's top or bottom edge: inside a window, a row of
+            // tabs or a terminal's boxes drawn in line characters is cut the same way, and its
+            // cells are no controls of their own.
+            let at_edge = top.y == -1 || bot.y == h - 1;
+            if !at_edge || tall < MIN_H || x1 - x0 < 3 * MIN_W {
+                continue;
+            }
+            let cut = rules[i + 1..j].iter().any(|m| {
+                m.y >= y0 + CUT_MARGIN
+                    && m.y <= y1 - CUT_MARGIN
+                    && 2 * (m.x1.min(x1) - m.x0.max(x0)) >= x1 - x0
+            });
+            if cut {
+                break;
+            }
+            cells.extend(band_cells(g, x0, x1, y0, y1));
+        }
+    }
+    cells
+}
+
+/// The cells of one band, `x0..=x1` by `y0..=y1`: none unless thin lines cut it in three or more.
+fn band_cells(g: &GrayImage, x0: i32, x1: i32, y0: i32, y1: i32) -> Vec<Rect> {
+    let tall = y1 - y0 + 1;
+    let mut cuts = vec![(x0 - 1, 0)];
+    let mut x = x0 + 1;
+    while x < x1 {
+        match rule_at(g, x, y0, y1) {
+            Some(k) => {
+                cuts.push((x, k));
+                x += k + 1;
+            }
+            None => x += 1,
+        }
+    }
+    if cuts.len() < 3 {
+        return Vec::new();
+    }
+    cuts.push((x1 + 1, 0));
+    cuts.windows(2)
+        .filter_map(|pair| {
+            let ((a, k), (b, _)) = (pair[0], pair[1]);
+            let (left, right) = (a + k.max(1), b - 1);
+            (right - left + 1 >= tall.min(MIN_W))
+                .then(|| Rect::new(left, y0, right - left + 1, tall))
         })
         .collect()
 }
@@ -433,6 +561,55 @@ mod tests {
         assert!(boxes.iter().any(|b| b.rect.iou(&phone) > 0.8), "{boxes:?}");
         let both = name.union(&phone);
         assert!(!boxes.iter().any(|b| b.rect.iou(&both) > 0.8), "{boxes:?}");
+    }
+
+    fn fill(img: &mut RgbaImage, r: Rect, c: [u8; 4]) {
+        for y in r.y..r.bottom() {
+            for x in r.x..r.right() {
+                img.put_pixel(x as u32, y as u32, Rgba(c));
+            }
+        }
+    }
+
+    /// A row of captions drawn edge to edge against the window's top, parted by one-pixel lines
+    /// and closed by a rule under them (Athena command buttons packed in a Paned: `Quit | Save |
+    /// Load | name`): each cell is a box, the captions' cells buttons and the wide blank one
+    /// right of them a field — though no cell has a top line, and the rule under them runs on
+    /// across the row. A stroke of a letter, which never spans the band, parts nothing.
+    #[test]
+    fn captions_packed_in_a_row_between_lines_are_a_bar_of_cells() {
+        let black = [0, 0, 0, 255];
+        let mut img = RgbaImage::from_pixel(400, 120, Rgba([255, 255, 255, 255]));
+        fill(&mut img, Rect::new(0, 18, 400, 1), black);
+        for x in [36, 73, 110] {
+            fill(&mut img, Rect::new(x, 0, 1, 18), black);
+        }
+        // Captions: letters with tall strokes, centred in their cells.
+        for cx in [18, 55, 92] {
+            fill(&mut img, Rect::new(cx - 10, 4, 2, 10), black);
+            fill(&mut img, Rect::new(cx - 6, 7, 14, 6), black);
+            fill(&mut img, Rect::new(cx + 9, 4, 2, 10), black);
+        }
+        let boxes = find_control_boxes(&img);
+        let at = |r: Rect| boxes.iter().find(|b| b.rect.iou(&r) > 0.8);
+        for (x0, x1) in [(0, 35), (37, 72), (74, 109)] {
+            let cell = Rect::new(x0, 0, x1 - x0 + 1, 18);
+            let b = at(cell).unwrap_or_else(|| panic!("no cell {cell:?} in {boxes:?}"));
+            assert_eq!(b.role, Role::Button, "{b:?}");
+        }
+        let name = at(Rect::new(111, 0, 289, 18)).expect("the field right of the buttons");
+        assert_eq!(name.role, Role::Field);
+        assert!(boxes.iter().all(|b| b.rect.w >= 18), "{boxes:?}");
+    }
+
+    /// One line across a band makes two panes, not a bar of packed items: no cells.
+    #[test]
+    fn a_band_parted_once_is_no_bar() {
+        let black = [0, 0, 0, 255];
+        let mut img = RgbaImage::from_pixel(400, 120, Rgba([255, 255, 255, 255]));
+        fill(&mut img, Rect::new(0, 18, 400, 1), black);
+        fill(&mut img, Rect::new(120, 0, 1, 18), black);
+        assert!(find_control_boxes(&img).is_empty());
     }
 
     #[test]
