@@ -111,10 +111,22 @@ fn added_word(target: &str, reading: &str) -> bool {
 /// this stricter rule than [`witness`]: it read the place and did not see the target there.
 fn first_reading_allows(target: &str, reading: &str) -> bool {
     let (t, r) = (normalize(target), normalize(reading));
-    let letters = |s: &str| -> String { s.chars().filter(|c| c.is_alphanumeric()).collect() };
+    // Letters and digits only, a digit one reader takes for the letter of its shape folded
+    // into it: 0 and O, 1 and l (a terminal's "[< OK >]" read "[< 0K >]").
+    let letters = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .map(|c| match c {
+                '0' => 'o',
+                '1' => 'l',
+                c => c,
+            })
+            .collect()
+    };
     r.is_empty()
         || label_match(target, reading).is_some()
-        // The same letters with marks about them: a frame's ends read as "(Load)".
+        // The same letters with marks about them: a frame's ends read as "(Load)", a zero
+        // for an O.
         || letters(&t) == letters(&r)
         // One letter off in a word of four or more ("yiew" for "View"), no word added.
         || (t.chars().count() >= 4
@@ -2044,6 +2056,8 @@ mod tests {
         assert!(first_reading_allows("File", "Eile"));
         assert!(first_reading_allows("View", "yiew"));
         assert!(first_reading_allows("Load", "(Load)"));
+        assert!(first_reading_allows("OK", "[< 0K >]"));
+        assert!(!first_reading_allows("OK", "JK"));
         // A bracket or a frame read beside the caption is no word added.
         assert_eq!(witness("Save", "(Save)", at, &alone), Witness::Agrees);
         assert!(!first_reading_allows("Install", "Uninstall"));

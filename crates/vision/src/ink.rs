@@ -689,6 +689,15 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
             _ => {}
         }
     }
+    // A terminal's block cursor in the field's first cell (a one-row field of cells, as a
+    // text UI draws it): solid columns from the field's left edge, about a cell wide, and no
+    // other ink. The edge rule above took its first columns for a border; a glyph under the
+    // cursor (drawn in reverse) is no solid block, so a character there is content.
+    let solid = |x: i32| !rows.is_empty() && rows.iter().all(|&y| is_ink(luma(img, x, y), bg));
+    let lead = (inner.x..inner.right()).take_while(|&x| solid(x)).count();
+    if lead >= 5 && lead as i32 <= inner.h + 3 && inked.iter().skip(lead).all(|&ink| !ink) {
+        return true;
+    }
     runs.retain(|&(s, e)| s > 0 && e < inked.len());
     // A combo box's drop arrow drawn in the field with no line before it (KDE's Breeze): the
     // last run, at the right end, shaped as an arrow pointing down.
@@ -1017,6 +1026,45 @@ mod tests {
         let mut bar = field();
         ink(&mut bar, 6, 30);
         assert!(!field_is_blank(&bar, r), "a filled bar wider than tall");
+    }
+
+    /// A text UI's one-row field (cells of one colour, no border) with the terminal's cursor
+    /// in its first cell: the block starts at the field's edge, so it is no run inside it —
+    /// still the caret. A letter under it, or a glyph after it, is content.
+    #[test]
+    fn a_block_cursor_in_a_terminal_fields_first_cell_is_the_caret() {
+        let r = Rect::new(0, 0, 200, 24);
+        let bar = RgbaImage::from_fn(200, 24, |x, _| {
+            if x < 12 {
+                image::Rgba([0, 0, 0, 255])
+            } else {
+                image::Rgba([0, 205, 205, 255])
+            }
+        });
+        assert!(field_is_blank(&bar, r), "the cursor in the first cell");
+        let mut letter = bar.clone();
+        for y in 6..18 {
+            letter.put_pixel(6, y, image::Rgba([0, 205, 205, 255]));
+        }
+        assert!(!field_is_blank(&letter, r), "an 'l' under the cursor");
+        let mut after = bar.clone();
+        for y in 6..18 {
+            for x in 16..18 {
+                after.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+            }
+        }
+        assert!(
+            !field_is_blank(&after, r),
+            "the cursor and a glyph after it"
+        );
+        let wide = RgbaImage::from_fn(200, 24, |x, _| {
+            if x < 40 {
+                image::Rgba([0, 0, 0, 255])
+            } else {
+                image::Rgba([0, 205, 205, 255])
+            }
+        });
+        assert!(!field_is_blank(&wide, r), "a block wider than a cell");
     }
 
     #[test]

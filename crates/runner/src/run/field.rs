@@ -7,7 +7,8 @@
 //! bindings, and owner-drawn fields know only what their author wrote. So emptying tries, in
 //! order, ways that stay inside the focused field: End then shift+Home then Delete (Win32,
 //! GTK, Tk, Motif, Swing select to the line start that way), ctrl+a then Delete, End then as
-//! many BackSpaces as the field can hold, and all three once more (a dialog may fill its field
+//! many BackSpaces as the field can show (more batches while each one changes the field: a
+//! path longer than the field scrolls), and all three once more (a dialog may fill its field
 //! after it opened). A field that still shows content is `FIELD_NOT_CLEARED`: nothing is typed,
 //! and a person decides.
 
@@ -258,7 +259,7 @@ impl Runner<'_> {
         if mend_vision::field_is_blank(&frame.image, rect) && self.wait_blank(frame, rect, 0) {
             return Ok(false);
         }
-        let backspaces = vec!["BackSpace"; (typed * 2 + 8).min(200)].join(" ");
+        let backspaces = vec!["BackSpace"; backspace_batch(rect, typed)].join(" ");
         let ways: [&[&str]; 3] = [
             &["End", "shift+Home", "Delete"],
             &["ctrl+a", "Delete"],
@@ -266,17 +267,41 @@ impl Runner<'_> {
         ];
         // Twice over: a dialog may fill its field after it opened (Motif's file selection box
         // writes the path when its directory scan ends, under load after the first clearing
-        // keys), and the BackSpace way cannot empty a path longer than the text.
+        // keys).
         for way in ways.iter().chain(ways.iter()) {
-            for chord in way.iter().flat_map(|c| c.split(' ')) {
-                let keys = parse_keys(chord)?;
-                // Delete and BackSpace sent to another window could delete something there:
-                // the field's window must still be the one in front, before every key.
-                self.check_guard(lf, frame)?;
-                self.input.perform(&Input_::Keys { keys })?;
-            }
-            if self.wait_blank(frame, rect, EMPTY_WAIT_MS) {
-                return Ok(true);
+            let backspacing = way.last() == Some(&backspaces.as_str());
+            let mut before = self.field_pixels(frame, rect);
+            // A batch of BackSpaces empties what the field shows; a path longer than the field
+            // scrolls its end into view as it goes (xedit's name field, an S-Lang input line,
+            // whose Emacs keys give no select-all). More batches while each changes the field.
+            for batch in 0..MAX_BACKSPACE_BATCHES {
+                let keys_of_way: Vec<&str> = if batch == 0 {
+                    way.iter().flat_map(|c| c.split(' ')).collect()
+                } else {
+                    backspaces.split(' ').collect()
+                };
+                for chord in keys_of_way {
+                    let keys = parse_keys(chord)?;
+                    // Delete and BackSpace sent to another window could delete something there:
+                    // the field's window must still be the one in front, before every key.
+                    self.check_guard(lf, frame)?;
+                    self.input.perform(&Input_::Keys { keys })?;
+                }
+                if self.wait_blank(frame, rect, EMPTY_WAIT_MS) {
+                    return Ok(true);
+                }
+                if !backspacing {
+                    break;
+                }
+                let after = self.field_pixels(frame, rect);
+                let moved_on = match (&before, &after) {
+                    (Some(b), Some(a)) => changed_beyond_caret(b, a),
+                    _ => false,
+                };
+                if !moved_on {
+                    break;
+                }
+                before = after;
             }
         }
         Err(err(
@@ -374,6 +399,18 @@ impl Runner<'_> {
         Ok(ReadBack::Unsure)
     }
 
+    /// The field's pixels now (its place in a fresh capture of the frame's window).
+    fn field_pixels(&mut self, frame: &Frame, rect: Rect) -> Option<image::RgbaImage> {
+        let id = frame.info.window.as_ref().map(|w| w.id)?;
+        let now = self.capture.capture_window(id).ok()?;
+        let whole = Rect::new(0, 0, now.image.width() as i32, now.image.height() as i32);
+        let r = moved(frame, &now, rect).clamp_to(&whole)?;
+        Some(
+            image::imageops::crop_imm(&now.image, r.x as u32, r.y as u32, r.w as u32, r.h as u32)
+                .to_image(),
+        )
+    }
+
     /// Poll the frame's window until the field at `rect` shows no content, for `max_ms`.
     fn wait_blank(&mut self, frame: &Frame, rect: Rect, max_ms: u64) -> bool {
         let Some(id) = frame.info.window.as_ref().map(|w| w.id) else {
@@ -392,6 +429,30 @@ impl Runner<'_> {
             self.clock.sleep_ms(20);
         }
     }
+}
+
+/// At most this many batches of BackSpaces in one way of emptying a field.
+const MAX_BACKSPACE_BATCHES: usize = 6;
+
+/// BackSpaces in one batch: as many characters as the field can show (a character is at least
+/// a quarter of the field's height wide) or twice the text to type, at most 200.
+fn backspace_batch(rect: Rect, typed: usize) -> usize {
+    let shown = rect.w.max(0) as usize / (rect.h / 4).max(2) as usize;
+    (typed * 2 + 8).max(shown).min(200)
+}
+
+/// Whether a field's pixels changed by more than a caret could (a blinking caret is a line
+/// about the field's height): the keys sent did something to its content.
+fn changed_beyond_caret(before: &image::RgbaImage, after: &image::RgbaImage) -> bool {
+    if before.dimensions() != after.dimensions() {
+        return true;
+    }
+    let differ = before
+        .pixels()
+        .zip(after.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0.iter()).any(|(x, y)| x.abs_diff(*y) > 40))
+        .count();
+    differ > 3 * before.height() as usize
 }
 
 /// `rect` of `before` in the pixels of `now`: a frame's origin moves when a popup of the app
