@@ -246,6 +246,10 @@ pub struct Runner<'a> {
     /// A menu item (row, step) already chosen by releasing the button on it, the step before
     /// having held its menu open (a menu that lives only while the button is held).
     held_through: Option<(usize, usize)>,
+    /// The frame a menu target was last found in, before it was clicked, while the targets
+    /// found since are menus too: where an item is ambiguous, the one in pixels that changed
+    /// since that frame is the item of the menu the click opened ([`opened_by_the_menu`]).
+    menu_before: Option<Frame>,
 }
 
 /// The key a target is remembered by between a step that found it and a check about it.
@@ -329,6 +333,7 @@ impl<'a> Runner<'a> {
             last_click: None,
             known_windows: None,
             last_seen: HashMap::new(),
+            menu_before: None,
             paced: false,
             held_through: None,
             rows: 1,

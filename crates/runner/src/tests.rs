@@ -154,6 +154,13 @@ fn controls(screen: &str) -> Vec<(&'static str, Role, Rect)> {
             ("File", Role::Menu, Rect::new(4, 2, 30, 14)),
             ("Open", Role::Menu, Rect::new(4, 60, 40, 14)),
         ],
+        // The same, with a bar of function keys whose one key is captioned as the menu's
+        // item (a text UI's `7Mkdir` beside its File menu's `Mkdir`), there before the menu.
+        "fnbar" | "fnbar, File open" => vec![
+            ("File", Role::Menu, Rect::new(4, 2, 30, 14)),
+            ("Open", Role::Menu, Rect::new(4, 60, 40, 14)),
+            ("Open", Role::Menu, Rect::new(200, 80, 40, 14)),
+        ],
         _ => vec![],
     }
 }
@@ -244,6 +251,7 @@ impl Capture for Desk {
             .filter(|(_, role, _)| *role == Role::Text)
             .map(|c| c.2)
             .collect();
+        let menu_open = w.screen.ends_with("File open");
         // Flat where the controls are (so a pick finds no stray box), a pattern below it.
         let img = RgbaImage::from_fn(320, 160, |x, y| {
             let (x_, y_) = (x as i32, y as i32);
@@ -289,6 +297,10 @@ impl Capture for Desk {
                 {
                     return image::Rgba([20, 20, 20, 255]);
                 }
+            }
+            // An open menu: its own lighter ground over the window's.
+            if menu_open && (0..120).contains(&x_) && (50..110).contains(&y_) {
+                return image::Rgba([170, 170, 250, 255]);
             }
             if y < 100 {
                 return image::Rgba([230, 230, 230, 255]);
@@ -401,7 +413,10 @@ impl Input for Keyboard {
                     }
                     Some("查询") => w.screen = "result".into(),
                     // The menu drops down: the window's lower part shows another picture.
-                    Some("File") => w.screen = "menubar, File open".into(),
+                    Some("File") => {
+                        let base = w.screen.split(',').next().unwrap_or_default().to_string();
+                        w.screen = format!("{base}, File open");
+                    }
                     Some("Open") => w.effects.push("open".into()),
                     Some(t) if t.starts_with("删除") => w.effects.push("delete".into()),
                     _ => {}
@@ -2263,6 +2278,49 @@ timeout_ms = 500
         "{:?}",
         w.inputs
     );
+}
+
+/// A menu's item captioned as a control that was on the screen before the menu opened (a
+/// text UI's function-key bar: `Mkdir` in the File menu and `7Mkdir` on the bar) is the one
+/// in the menu the last click opened: only its pixels changed since the title was found.
+/// With no menu opened by the step before, the two stay ambiguous and nothing is clicked.
+#[test]
+fn an_item_twinned_outside_the_menu_is_the_one_the_menu_just_opened() {
+    let menu = r#"
+[[step]]
+action = "click"
+target = { text = "File", role = "menu" }
+[[step]]
+action = "click"
+target = { text = "Open", role = "menu" }
+"#;
+    let b = bench("fnbar");
+    let (s, _) = go(&b, &flow(&b, menu), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    let at: Vec<Point> = w
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            In::Click { at, .. } => Some(*at),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(at.len(), 2, "{:?}", w.inputs);
+    assert!(Rect::new(4, 60, 40, 14).contains(at[1]), "{at:?}");
+    drop(w);
+
+    let item = r#"
+[[step]]
+action = "click"
+target = { text = "Open", role = "menu" }
+timeout_ms = 300
+"#;
+    let b = bench("fnbar, File open");
+    let (s, _) = go(&b, &flow(&b, item), vec![], None, |_| {});
+    assert_ne!(s.status, "passed", "{s:?}");
+    assert_eq!(s.code, Some(ErrorCode::LocatorAmbiguous), "{s:?}");
+    assert_eq!(clicks(&b.world.borrow()), 0);
 }
 
 /// A menu opened by a click takes a release on its item within 500 ms of the opening press
