@@ -250,6 +250,10 @@ pub struct Runner<'a> {
     /// found since are menus too: where an item is ambiguous, the one in pixels that changed
     /// since that frame is the item of the menu the click opened ([`opened_by_the_menu`]).
     menu_before: Option<Frame>,
+    /// By target ([`seen_key`]): the twins passed over when the menu just opened told its
+    /// item apart. A retry that finds the target only at one of them (the menu closed) is
+    /// refused: the twin was not the control chosen.
+    passed_over: HashMap<String, Vec<Rect>>,
 }
 
 /// The key a target is remembered by between a step that found it and a check about it.
@@ -334,6 +338,7 @@ impl<'a> Runner<'a> {
             known_windows: None,
             last_seen: HashMap::new(),
             menu_before: None,
+            passed_over: HashMap::new(),
             paced: false,
             held_through: None,
             rows: 1,

@@ -468,6 +468,25 @@ impl Runner<'_> {
             let frame = self.capture.capture(&q);
             let r = match frame {
                 Ok(f) => match self.finder.find(&f, &target, &recorded) {
+                    Ok(l)
+                        if self
+                            .passed_over
+                            .get(&seen_key(spec, &target))
+                            .is_some_and(|twins| twins.iter().any(|t| t.iou(&l.rect) > 0.5)) =>
+                    {
+                        Fail {
+                            err: MendError::new(
+                                ErrorCode::LocatorAmbiguous,
+                                format!(
+                                    "'{}' is found now only at {},{}, the twin passed over when its menu told the item apart: not the control chosen before. Nothing was clicked: open the menu and pick the item, or finish the step by hand",
+                                    l.text, l.rect.x, l.rect.y
+                                ),
+                            ),
+                            acted: false,
+                            frame: Some(Box::new(f)),
+                            candidates: vec![],
+                        }
+                    }
                     Ok(l) => {
                         self.last_seen
                             .insert(seen_key(spec, &target), (f.clone(), l.clone()));
@@ -492,6 +511,15 @@ impl Runner<'_> {
                                 };
                                 self.last_seen
                                     .insert(seen_key(spec, &target), (f.clone(), l.clone()));
+                                self.passed_over.insert(
+                                    seen_key(spec, &target),
+                                    refusal
+                                        .candidates
+                                        .iter()
+                                        .map(|o| o.rect)
+                                        .filter(|r| *r != c.rect)
+                                        .collect(),
+                                );
                                 self.menu_before = Some(f.clone());
                                 return Ok((f, l));
                             }
