@@ -1881,11 +1881,30 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
         .map(|b| b.rect);
     let below = boxes
         .iter()
-        .filter(|b| b.role == Role::Field)
+        // Ink centred in it is captions (a row of buttons framed as one: a terminal dialog's
+        // `[< OK >] [ Cancel ]` under its input), never a field's text.
+        .filter(|b| b.role == Role::Field && !centred_ink(img, b.rect))
         .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 40)
         .filter(|b| (b.rect.x - label.x).abs() <= 20)
         .min_by_key(|b| b.rect.y)
         .map(|b| b.rect);
+    // No frame there: a bar of its own colour on the row under the caption (a text UI's
+    // dialog: its prompt over its input), nearer than any framed field below and overlapping
+    // no box but a panel around it. Else a framed box further down would be taken for it (the
+    // row of the dialog's buttons under the input). A caption alone on its row only: one in
+    // a strip of others is a list's column header, and a bar under it its selected row.
+    let bar_below = alone_on_row.then(|| mend_vision::filled_bar_below(img, label));
+    let bar_below = bar_below.flatten().filter(|bar| {
+        !boxes.iter().any(|b| {
+            let panel = b.rect.contains_rect(bar) && b.rect.area() >= 2 * bar.area();
+            b.rect.intersect(bar).is_some_and(|i| i.area() > 0) && !panel
+        })
+    });
+    let below = match (bar_below, below) {
+        (Some(bar), Some(b)) if bar.y < b.y => Some(bar),
+        (Some(bar), None) => Some(bar),
+        (_, b) => b,
+    };
     // A caption above its field labels that field, not a box far along its row: the label is
     // the nearest text to its own field (Swing's "Replace with:" stands 3 px above its text
     // area and 290 px left of a wide "Replace & Find" button whose caption nearly fills it).

@@ -589,6 +589,55 @@ pub fn filled_bar(img: &RgbaImage, label: Rect, reach: i32) -> Option<Rect> {
     let y = label.center().y;
     let x_end = (label.right() + reach).min(bounds.right() - 1);
     let x0 = (label.right() + 1..=x_end).find(|&x| off(x, y))?;
+    bar_from(img, x0, y, ground, label.h.max(8))
+}
+
+/// The bar of its own colour under the caption `label` (a text UI's dialog sets its one-row
+/// input on the row below the prompt: `Enter directory name:` over a cyan bar): met going
+/// down from the caption's middle column within a text height, reaching left to within two
+/// text heights of the caption's start, held to the same shape as [`filled_bar`].
+pub fn filled_bar_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let around = label.inflate(2).intersect(&bounds)?;
+    let ground = background(img, around);
+    let off = |x: i32, y: i32| {
+        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - ground).abs() > 24
+    };
+    let text_h = label.h.max(8);
+    let x = label.center().x;
+    // The caption's own glyphs end at its box; the bar starts within a text height below.
+    let top = (label.bottom()..label.bottom() + text_h).find(|&y| off(x, y))?;
+    // Its middle row: down while off the ground, at most three text heights.
+    let mut bottom = top;
+    while bottom - top < 3 * text_h && off(x, bottom + 1) {
+        bottom += 1;
+    }
+    let y = (top + bottom) / 2;
+    // Its left end: left along that row through two pixels of ground at most.
+    let (mut x0, mut gap, mut xx) = (x, 0, x);
+    while xx > bounds.x && gap <= 2 {
+        xx -= 1;
+        if off(xx, y) {
+            x0 = xx;
+            gap = 0;
+        } else {
+            gap += 1;
+        }
+    }
+    if (x0 - label.x).abs() > 2 * text_h {
+        return None;
+    }
+    bar_from(img, x0, y, ground, text_h)
+}
+
+/// The bar of one shade starting at `x0` on row `y` (off the `ground` around it): its extent
+/// right, its top and bottom, and its shape (at least four text heights wide, between a text
+/// height and three tall, mostly one shade).
+fn bar_from(img: &RgbaImage, x0: i32, y: i32, ground: i32, text_h: i32) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let off = |x: i32, y: i32| {
+        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - ground).abs() > 24
+    };
     // Runs on through two pixels of ground at most (a light glyph typed into it).
     let (mut x1, mut gap) = (x0, 0);
     let mut x = x0;
@@ -602,7 +651,6 @@ pub fn filled_bar(img: &RgbaImage, label: Rect, reach: i32) -> Option<Rect> {
         x += 1;
     }
     let w = x1 - x0 + 1;
-    let text_h = label.h.max(8);
     if w < 4 * text_h {
         return None;
     }
@@ -934,6 +982,40 @@ mod tests {
             }
         }
         assert_eq!(filled_bar(&words, label, 300), None);
+    }
+
+    /// A text UI's dialog: its prompt, and under it the input, a bar of cyan cells with the
+    /// grey block cursor in its first cell. The bar is found below the prompt, cursor and all;
+    /// a line of words under a caption, or a bar starting far right of the caption's start,
+    /// is none.
+    #[test]
+    fn a_filled_bar_under_a_prompt_is_its_field() {
+        let grey = image::Rgba([229, 229, 229, 255]);
+        let mut img = RgbaImage::from_pixel(400, 80, grey);
+        let paint = |img: &mut RgbaImage, r: Rect, c: [u8; 4]| {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    img.put_pixel(x as u32, y as u32, image::Rgba(c));
+                }
+            }
+        };
+        let label = Rect::new(20, 10, 126, 9);
+        for k in 0..21 {
+            paint(&mut img, Rect::new(20 + 6 * k, 10, 2, 9), [0, 0, 0, 255]);
+        }
+        let mut prompt = img.clone();
+        let field = Rect::new(20, 21, 264, 13);
+        paint(&mut prompt, field, [0, 205, 205, 255]);
+        paint(&mut prompt, Rect::new(20, 21, 6, 13), [127, 127, 127, 255]);
+        assert_eq!(filled_bar_below(&prompt, label), Some(field));
+        let mut words = img.clone();
+        for k in 0..30 {
+            paint(&mut words, Rect::new(20 + 6 * k, 22, 2, 9), [0, 0, 0, 255]);
+        }
+        assert_eq!(filled_bar_below(&words, label), None);
+        let mut far = img.clone();
+        paint(&mut far, Rect::new(100, 21, 264, 13), [0, 205, 205, 255]);
+        assert_eq!(filled_bar_below(&far, label), None);
     }
 
     /// A 200×26 field: white inside a 2 px grey sunken border.

@@ -12,8 +12,9 @@ pub use boxes::{find_control_boxes, ControlBox};
 pub use check::{check_state, find_check_indicator};
 pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use ink::{
-    area_under_strip, background, centred_ink, chroma, field_is_blank, filled_bar, flat_plate,
-    inside_focus_ring, is_ink, luma, mirrors, prompt_input, selection_bar, text_after_icon, Prompt,
+    area_under_strip, background, centred_ink, chroma, field_is_blank, filled_bar,
+    filled_bar_below, flat_plate, inside_focus_ring, is_ink, luma, mirrors, prompt_input,
+    selection_bar, text_after_icon, Prompt,
 };
 pub use shape::{
     confirm_glyph_at, confirm_short, glyph_stands_out, ink_of, last_glyphs, shape_fit, shape_fonts,
