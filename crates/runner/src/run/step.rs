@@ -1317,6 +1317,50 @@ fn beyond_the_screen(mut f: Fail) -> Fail {
     f
 }
 
+/// Of the candidates for a menu item the text could not tell apart, the one the menu just
+/// opened shows: the only one whose pixels changed since `before`, the frame the menu's title
+/// was found in (a text UI's open menu holds `Mkdir`, and its function-key bar, there before
+/// the click, `7Mkdir`). Another window, another size, none changed or more than one: no
+/// answer, the refusal stands.
+pub(super) fn opened_by_the_menu<'a>(
+    before: &Frame,
+    now: &Frame,
+    candidates: &'a [Candidate],
+) -> Option<&'a Candidate> {
+    let same_window = match (&before.info.window, &now.info.window) {
+        (Some(a), Some(b)) => a.id == b.id,
+        _ => false,
+    };
+    if !same_window
+        || before.image.dimensions() != now.image.dimensions()
+        || before.info.origin != now.info.origin
+        || candidates.len() < 2
+    {
+        return None;
+    }
+    let changed = |r: &Rect| -> bool {
+        let whole = Rect::new(0, 0, now.image.width() as i32, now.image.height() as i32);
+        let Some(r) = r.intersect(&whole) else {
+            return false;
+        };
+        let (mut differ, mut all) = (0usize, 0usize);
+        for y in r.y..r.bottom() {
+            for x in r.x..r.right() {
+                let (a, b) = (
+                    before.image.get_pixel(x as u32, y as u32),
+                    now.image.get_pixel(x as u32, y as u32),
+                );
+                all += 1;
+                differ += a.0.iter().zip(b.0.iter()).any(|(p, q)| p.abs_diff(*q) > 40) as usize;
+            }
+        }
+        all > 0 && differ * 5 >= all
+    };
+    let mut fresh = candidates.iter().filter(|c| changed(&c.rect));
+    let one = fresh.next()?;
+    fresh.next().is_none().then_some(one)
+}
+
 #[cfg(test)]
 mod fit_tests {
     use super::*;
@@ -1416,48 +1460,4 @@ mod fit_tests {
         whole_screen.window = None;
         assert!(!past_the_screen(&whole_screen));
     }
-}
-
-/// Of the candidates for a menu item the text could not tell apart, the one the menu just
-/// opened shows: the only one whose pixels changed since `before`, the frame the menu's title
-/// was found in (a text UI's open menu holds `Mkdir`, and its function-key bar, there before
-/// the click, `7Mkdir`). Another window, another size, none changed or more than one: no
-/// answer, the refusal stands.
-pub(super) fn opened_by_the_menu<'a>(
-    before: &Frame,
-    now: &Frame,
-    candidates: &'a [Candidate],
-) -> Option<&'a Candidate> {
-    let same_window = match (&before.info.window, &now.info.window) {
-        (Some(a), Some(b)) => a.id == b.id,
-        _ => false,
-    };
-    if !same_window
-        || before.image.dimensions() != now.image.dimensions()
-        || before.info.origin != now.info.origin
-        || candidates.len() < 2
-    {
-        return None;
-    }
-    let changed = |r: &Rect| -> bool {
-        let whole = Rect::new(0, 0, now.image.width() as i32, now.image.height() as i32);
-        let Some(r) = r.intersect(&whole) else {
-            return false;
-        };
-        let (mut differ, mut all) = (0usize, 0usize);
-        for y in r.y..r.bottom() {
-            for x in r.x..r.right() {
-                let (a, b) = (
-                    before.image.get_pixel(x as u32, y as u32),
-                    now.image.get_pixel(x as u32, y as u32),
-                );
-                all += 1;
-                differ += a.0.iter().zip(b.0.iter()).any(|(p, q)| p.abs_diff(*q) > 40) as usize;
-            }
-        }
-        all > 0 && differ * 5 >= all
-    };
-    let mut fresh = candidates.iter().filter(|c| changed(&c.rect));
-    let one = fresh.next()?;
-    fresh.next().is_none().then_some(one)
 }
