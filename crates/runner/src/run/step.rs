@@ -1356,7 +1356,11 @@ pub(super) fn opened_by_the_menu<'a>(
         }
         all > 0 && differ * 5 >= all
     };
-    let mut fresh = candidates.iter().filter(|c| changed(&c.rect));
+    // Only the tied ones: a candidate the text ranked lower is no twin.
+    let best = candidates.iter().map(|c| c.score).fold(f64::MIN, f64::max);
+    let mut fresh = candidates
+        .iter()
+        .filter(|c| c.score >= best - 0.15 && changed(&c.rect));
     let one = fresh.next()?;
     fresh.next().is_none().then_some(one)
 }
