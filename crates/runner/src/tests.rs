@@ -2058,12 +2058,30 @@ action = "uncheck"
 target = { text = "自动登录" }
 "#;
 
-fn clicks(w: &World) -> usize {
+/// Where each click went, in order.
+fn click_points(w: &World) -> Vec<Point> {
     w.inputs
         .iter()
-        .filter(|i| matches!(i, In::Click { .. }))
-        .count()
+        .filter_map(|i| match i {
+            In::Click { at, .. } => Some(*at),
+            _ => None,
+        })
+        .collect()
 }
+
+fn clicks(w: &World) -> usize {
+    click_points(w).len()
+}
+
+/// A menu's title, then its item.
+const FILE_THEN_OPEN: &str = r#"
+[[step]]
+action = "click"
+target = { text = "File", role = "menu" }
+[[step]]
+action = "click"
+target = { text = "Open", role = "menu" }
+"#;
 
 #[test]
 fn check_and_uncheck_click_the_box_only_when_it_is_not_as_asked() {
@@ -2295,26 +2313,11 @@ timeout_ms = 500
 /// With no menu opened by the step before, the two stay ambiguous and nothing is clicked.
 #[test]
 fn an_item_twinned_outside_the_menu_is_the_one_the_menu_just_opened() {
-    let menu = r#"
-[[step]]
-action = "click"
-target = { text = "File", role = "menu" }
-[[step]]
-action = "click"
-target = { text = "Open", role = "menu" }
-"#;
     let b = bench("fnbar");
-    let (s, _) = go(&b, &flow(&b, menu), vec![], None, |_| {});
+    let (s, _) = go(&b, &flow(&b, FILE_THEN_OPEN), vec![], None, |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
     let w = b.world.borrow();
-    let at: Vec<Point> = w
-        .inputs
-        .iter()
-        .filter_map(|i| match i {
-            In::Click { at, .. } => Some(*at),
-            _ => None,
-        })
-        .collect();
+    let at = click_points(&w);
     assert_eq!(at.len(), 2, "{:?}", w.inputs);
     assert!(Rect::new(4, 60, 40, 14).contains(at[1]), "{at:?}");
     drop(w);
@@ -2333,24 +2336,16 @@ timeout_ms = 300
 
     // The item's click did not verify and the menu closed: the retry finds only the twin
     // passed over, and refuses it rather than click another control than the one chosen.
-    let unverified = r#"
-[[step]]
-action = "click"
-target = { text = "File", role = "menu" }
-[[step]]
-action = "click"
-target = { text = "Open", role = "menu" }
-timeout_ms = 300
-verify = { exists = { text = "Never shown", role = "text" } }
-"#;
+    let unverified = format!(
+        "{FILE_THEN_OPEN}timeout_ms = 300\nverify = {{ exists = {{ text = \"Never shown\", role = \"text\" }} }}\n"
+    );
     let b = bench("fnbar");
-    let (s, _) = go(&b, &flow(&b, unverified), vec![], None, |_| {});
+    let (s, _) = go(&b, &flow(&b, &unverified), vec![], None, |_| {});
     assert_ne!(s.status, "passed", "{s:?}");
     let w = b.world.borrow();
-    let on_the_bar = w
-        .inputs
+    let on_the_bar = click_points(&w)
         .iter()
-        .any(|i| matches!(i, In::Click { at, .. } if Rect::new(200, 80, 40, 14).contains(*at)));
+        .any(|at| Rect::new(200, 80, 40, 14).contains(*at));
     assert!(!on_the_bar, "{:?}", w.inputs);
 }
 
@@ -2360,16 +2355,8 @@ verify = { exists = { text = "Never shown", role = "text" } }
 /// spot are kept as far apart (else one double click); clicks elsewhere go at once.
 #[test]
 fn a_click_into_a_popup_or_on_the_same_spot_waits_out_the_click_before_and_no_other_does() {
-    let menu = r#"
-[[step]]
-action = "click"
-target = { text = "File", role = "menu" }
-[[step]]
-action = "click"
-target = { text = "Open", role = "menu" }
-"#;
     let b = bench("menubar");
-    let (s, _) = go(&b, &flow(&b, menu), vec![], None, |_| {});
+    let (s, _) = go(&b, &flow(&b, FILE_THEN_OPEN), vec![], None, |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
     let w = b.world.borrow();
     assert_eq!(w.effects, vec!["open"]);

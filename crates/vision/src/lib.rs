@@ -20,4 +20,6 @@ pub use shape::{
     confirm_glyph_at, confirm_short, glyph_stands_out, ink_of, last_glyphs, shape_fit, shape_fonts,
     without_underline, Verdict, OTHER_MARGIN, SHAPE_FLOOR,
 };
-pub use template::{crop, find_template, pixel_diff, template_places, TemplateHit, SCALES};
+pub use template::{
+    crop, find_template, pixel_diff, pixels_changed, template_places, TemplateHit, SCALES,
+};

@@ -47,6 +47,18 @@ pub fn pixel_diff(a: &RgbaImage, b: &RgbaImage) -> f64 {
     sum as f64 / a.as_raw().len().max(1) as f64
 }
 
+/// How many pixels of two same-sized images differ by more than `by` in some channel (0 when
+/// the sizes differ): what changed, as counted by a look that ignores anti-aliasing.
+pub fn pixels_changed(a: &RgbaImage, b: &RgbaImage, by: u8) -> usize {
+    if a.dimensions() != b.dimensions() {
+        return 0;
+    }
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| p.0.iter().zip(q.0.iter()).any(|(x, y)| x.abs_diff(*y) > by))
+        .count()
+}
+
 /// `imageproc`'s normalised cross-correlation at one placement (same formula, so scores
 /// from the exhaustive and the refined search compare).
 fn ncc_at(area: &GrayImage, t: &GrayImage, x: u32, y: u32) -> f32 {

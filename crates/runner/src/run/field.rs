@@ -403,12 +403,7 @@ impl Runner<'_> {
     fn field_pixels(&mut self, frame: &Frame, rect: Rect) -> Option<image::RgbaImage> {
         let id = frame.info.window.as_ref().map(|w| w.id)?;
         let now = self.capture.capture_window(id).ok()?;
-        let whole = Rect::new(0, 0, now.image.width() as i32, now.image.height() as i32);
-        let r = moved(frame, &now, rect).clamp_to(&whole)?;
-        Some(
-            image::imageops::crop_imm(&now.image, r.x as u32, r.y as u32, r.w as u32, r.h as u32)
-                .to_image(),
-        )
+        mend_vision::crop(&now.image, moved(frame, &now, rect))
     }
 
     /// Poll the frame's window until the field at `rect` shows no content, for `max_ms`.
@@ -444,15 +439,8 @@ fn backspace_batch(rect: Rect, typed: usize) -> usize {
 /// Whether a field's pixels changed by more than a caret could (a blinking caret is a line
 /// about the field's height): the keys sent did something to its content.
 fn changed_beyond_caret(before: &image::RgbaImage, after: &image::RgbaImage) -> bool {
-    if before.dimensions() != after.dimensions() {
-        return true;
-    }
-    let differ = before
-        .pixels()
-        .zip(after.pixels())
-        .filter(|(a, b)| a.0.iter().zip(b.0.iter()).any(|(x, y)| x.abs_diff(*y) > 40))
-        .count();
-    differ > 3 * before.height() as usize
+    before.dimensions() != after.dimensions()
+        || mend_vision::pixels_changed(before, after, 40) > 3 * before.height() as usize
 }
 
 /// `rect` of `before` in the pixels of `now`: a frame's origin moves when a popup of the app

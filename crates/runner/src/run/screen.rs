@@ -367,11 +367,7 @@ impl Runner<'_> {
             Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(false),
             Err(e) => return Err(e),
         };
-        let same_window = match (&old.info.window, &now.info.window) {
-            (Some(a), Some(b)) => a.id == b.id,
-            _ => false,
-        };
-        if !same_window {
+        if !same_window(&old, &now) {
             return Ok(false);
         }
         let at_now = now.info.from_screen(&old.info.to_screen(&place));
@@ -518,5 +514,13 @@ fn proves(text: Option<&str>, l: &Located) -> bool {
     match (l.strategy, text) {
         (mend_model::Strategy::FuzzyOcr, Some(text)) => label_match(text, &l.text) == Some(1.0),
         _ => true,
+    }
+}
+
+/// Whether two frames show the same window.
+pub(super) fn same_window(a: &Frame, b: &Frame) -> bool {
+    match (&a.info.window, &b.info.window) {
+        (Some(a), Some(b)) => a.id == b.id,
+        _ => false,
     }
 }

@@ -1327,11 +1327,7 @@ pub(super) fn opened_by_the_menu<'a>(
     now: &Frame,
     candidates: &'a [Candidate],
 ) -> Option<&'a Candidate> {
-    let same_window = match (&before.info.window, &now.info.window) {
-        (Some(a), Some(b)) => a.id == b.id,
-        _ => false,
-    };
-    if !same_window
+    if !super::screen::same_window(before, now)
         || before.image.dimensions() != now.image.dimensions()
         || before.info.origin != now.info.origin
         || candidates.len() < 2
@@ -1339,22 +1335,16 @@ pub(super) fn opened_by_the_menu<'a>(
         return None;
     }
     let changed = |r: &Rect| -> bool {
-        let whole = Rect::new(0, 0, now.image.width() as i32, now.image.height() as i32);
-        let Some(r) = r.intersect(&whole) else {
-            return false;
-        };
-        let (mut differ, mut all) = (0usize, 0usize);
-        for y in r.y..r.bottom() {
-            for x in r.x..r.right() {
-                let (a, b) = (
-                    before.image.get_pixel(x as u32, y as u32),
-                    now.image.get_pixel(x as u32, y as u32),
-                );
-                all += 1;
-                differ += a.0.iter().zip(b.0.iter()).any(|(p, q)| p.abs_diff(*q) > 40) as usize;
+        match (
+            mend_vision::crop(&before.image, *r),
+            mend_vision::crop(&now.image, *r),
+        ) {
+            (Some(a), Some(b)) => {
+                let all = (a.width() * a.height()) as usize;
+                all > 0 && mend_vision::pixels_changed(&a, &b, 40) * 5 >= all
             }
+            _ => false,
         }
-        all > 0 && differ * 5 >= all
     };
     // Only the tied ones: a candidate the text ranked lower is no twin.
     let best = candidates.iter().map(|c| c.score).fold(f64::MIN, f64::max);
