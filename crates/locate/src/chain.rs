@@ -1857,14 +1857,16 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
     let frame = scene.frame;
     let img = &frame.image;
     // A caption alone on its row (the window's reading known): a strip with other captions
-    // set along it is a list's header row, and the area under it the list.
+    // set along it is a list's header row, and the area under it the list. Captions along a
+    // row share its middle within half the shorter's height: a reading two rows tall beside
+    // it (a text UI's history arrow read with the rule under it, 28 px) sets no row.
     let alone_on_row = {
         let read = scene.labels_read();
         !read.is_empty()
             && !read.iter().any(|m| {
                 m.control.is_none()
                     && m.line.intersect(&label).is_none()
-                    && (m.line.center().y - lc.y).abs() * 2 <= label.h.max(m.line.h)
+                    && (m.line.center().y - lc.y).abs() * 2 <= label.h.min(m.line.h).max(6)
             })
     };
     let boxes = scene.boxes();

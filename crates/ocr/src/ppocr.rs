@@ -653,10 +653,15 @@ struct InkProfile<'a> {
     /// The blob's rows: every glyph of the line crosses them.
     band: Rect,
     bg: i32,
+    /// The colour of a pixel of the background's grey.
+    bg_colour: [u8; 3],
 }
 
 /// A pixel this far in grey from the line's background is ink.
 const INK: i32 = 60;
+/// So is a pixel this far from the background's colour in one channel, whatever its grey: a
+/// text UI's cyan letter on its green button is 59 grey levels off, 255 in green and blue.
+const INK_COLOUR: i32 = 96;
 
 impl<'a> InkProfile<'a> {
     fn of(img: &'a RgbImage, line: Rect, band: Rect) -> Self {
@@ -668,16 +673,24 @@ impl<'a> InkProfile<'a> {
             .collect();
         greys.sort_unstable();
         let bg = greys.get(greys.len() / 2).copied().unwrap_or(255);
+        let bg_colour = (band.y..band.bottom())
+            .flat_map(|y| (line.x..line.right()).map(move |x| (x, y)))
+            .find(|&(x, y)| grey(img, x, y) == bg)
+            .map_or([bg as u8; 3], |(x, y)| img.get_pixel(x as u32, y as u32).0);
         InkProfile {
             img,
             line,
             band,
             bg,
+            bg_colour,
         }
     }
 
     fn is_ink(&self, x: i32, y: i32) -> bool {
-        (grey(self.img, x, y) - self.bg).abs() >= INK
+        (grey(self.img, x, y) - self.bg).abs() >= INK || {
+            let p = self.img.get_pixel(x as u32, y as u32).0;
+            (0..3).any(|k| (p[k] as i32 - self.bg_colour[k] as i32).abs() >= INK_COLOUR)
+        }
     }
 
     fn column_has_ink(&self, x: i32) -> bool {

@@ -46,7 +46,20 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         return;
     }
     let px = gray.as_raw().clone();
-    let flat = flat_pixels(&px, w, h, 2);
+    let colour = rgba
+        .filter(|c| c.dimensions() == gray.dimensions())
+        .map(|c| c.as_raw());
+    // Flat in colour too where the colour is known: a yellow letter's stroke on light grey is
+    // flat in grey (3 levels apart) but no ground.
+    let mut flat = flat_pixels(&px, w, h, 2);
+    if let Some(c) = colour {
+        for k in 0..3 {
+            let channel: Vec<u8> = c.iter().skip(k).step_by(4).copied().collect();
+            for (f, g) in flat.iter_mut().zip(flat_pixels(&channel, w, h, 2)) {
+                *f &= g;
+            }
+        }
+    }
     const NONE: u32 = u32::MAX;
     let neighbours = |i: usize| {
         let (x, y) = (i % w, i / w);
@@ -59,9 +72,6 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         .into_iter()
         .flatten()
     };
-    let colour = rgba
-        .filter(|c| c.dimensions() == gray.dimensions())
-        .map(|c| c.as_raw());
     let similar = |a: usize, b: usize| match colour {
         Some(c) => (0..3).all(|k| (c[4 * a + k] as i16 - c[4 * b + k] as i16).abs() <= FLAT_TOL),
         None => (px[a] as i16 - px[b] as i16).abs() <= FLAT_TOL,
@@ -125,15 +135,17 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
             }
         }
     }
-    // Every other pixel (ink, edges) goes to the nearest region, on the shade of the region
-    // pixel it came from.
+    // Every other pixel (ink, edges) goes to the nearest region, on the shade (and colour) of
+    // the region pixel it came from.
     let mut ground = px.clone();
+    let mut ground_at: Vec<usize> = (0..w * h).collect();
     let mut near: VecDeque<usize> = (0..w * h).filter(|&i| label[i] != NONE).collect();
     while let Some(i) = near.pop_front() {
         for j in neighbours(i) {
             if label[j] == NONE {
                 label[j] = label[i];
                 ground[j] = ground[i];
+                ground_at[j] = ground_at[i];
                 near.push_back(j);
             }
         }
@@ -159,6 +171,15 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         }
     }
     let own = |r: usize| (shade_sum[r] as f64 / sizes[r].max(1) as f64) < DARK_MEAN;
+    if let Some(c) = colour {
+        faint_ink(gray, c, &px, &ground, &ground_at, &label, |r| {
+            if lighter[r] != darker[r] {
+                lighter[r] > darker[r]
+            } else {
+                own(r)
+            }
+        });
+    }
     let decided = |r: usize| lighter[r] != darker[r] || sizes[r] >= GROUND_AREA;
     let first = |r: usize| {
         if lighter[r] != darker[r] {
@@ -203,6 +224,53 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         if invert[l as usize] {
             *p = 255 - *p;
         }
+    }
+}
+
+/// A pixel this far in colour from its ground (the largest channel's difference) is drawn,
+/// however close their greys: white letters on a terminal's light grey (26 levels), a yellow
+/// hot letter on it (3 grey levels, 229 in blue), a red one on a dim grey.
+const FAINT_DIFF: i16 = 20;
+
+/// Give faint ink the contrast of the ink around it. A letter whose grey is within
+/// [`INK_DIFF`] of its ground but whose colour is [`FAINT_DIFF`] or more away from it is drawn
+/// all the same — Turbo Vision's dialog captions in bright white on xterm's light grey, its
+/// yellow and red hot letters, a red letter on a dim palette's grey — and Tesseract, reading
+/// greys, lost it (`ame` for `Name`, `Save File As` not read at all). Such a pixel is set to
+/// the darkest grey where its region's ink is dark (or, with no ink of its own, on a light
+/// ground), else to the lightest; the polarity verdict then turns it like its neighbours. A
+/// pixel beside ink of full contrast is that ink's smoothed edge and is left alone.
+fn faint_ink(
+    gray: &mut GrayImage,
+    rgba: &[u8],
+    px: &[u8],
+    ground: &[u8],
+    ground_at: &[usize],
+    label: &[u32],
+    light_ink: impl Fn(usize) -> bool,
+) {
+    let (w, h) = (gray.width() as usize, gray.height() as usize);
+    let strong = |i: usize| (px[i] as i16 - ground[i] as i16).abs() > INK_DIFF;
+    let out = gray.as_mut();
+    for i in 0..w * h {
+        if strong(i) || ground_at[i] == i {
+            continue;
+        }
+        let g = ground_at[i];
+        let far = (0..3)
+            .map(|k| (rgba[4 * i + k] as i16 - rgba[4 * g + k] as i16).abs())
+            .max()
+            .unwrap_or(0);
+        if far < FAINT_DIFF {
+            continue;
+        }
+        let (x, y) = (i % w, i / w);
+        let fringe = (y.saturating_sub(1)..(y + 2).min(h))
+            .any(|yy| (x.saturating_sub(1)..(x + 2).min(w)).any(|xx| strong(yy * w + xx)));
+        if fringe {
+            continue;
+        }
+        out[i] = if light_ink(label[i] as usize) { 255 } else { 0 };
     }
 }
 
@@ -536,6 +604,44 @@ mod tests {
         assert!(at(60, 60) > 200, "the panel stays light");
         assert!(at(94, 100) < 50, "the panel's text stays dark");
         assert!(at(5, 5) > 200, "the screen turns light");
+    }
+
+    /// Faint ink: bright white letters on a terminal's light grey (26 grey levels apart) and a
+    /// yellow hot letter on it (3 grey levels) are drawn, and come out as dark as the black
+    /// text beside them; the grey ground stays light, and a black glyph's own edge is left.
+    #[test]
+    fn faint_ink_takes_the_contrast_of_the_ink_around_it() {
+        let grey = image::Rgba([229, 229, 229, 255]);
+        let mut img = RgbaImage::from_pixel(160, 40, grey);
+        let stroke = |img: &mut RgbaImage, x: u32, c: [u8; 4]| {
+            for y in 12..24 {
+                img.put_pixel(x, y, image::Rgba(c));
+            }
+        };
+        for k in 0..4 {
+            stroke(&mut img, 10 + 6 * k, [0, 0, 0, 255]);
+            stroke(&mut img, 60 + 6 * k, [255, 255, 255, 255]);
+        }
+        stroke(&mut img, 110, [255, 255, 0, 255]);
+        let mut g = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
+        normalize_polarity(&mut g, Some(&img));
+        let at = |x: u32, y: u32| g.get_pixel(x, y).0[0];
+        assert!(at(10, 15) < 50, "black text stays dark");
+        assert!(
+            at(60, 15) < 50,
+            "white letters on light grey turn dark: {}",
+            at(60, 15)
+        );
+        assert!(
+            at(110, 15) < 50,
+            "a yellow letter turns dark: {}",
+            at(110, 15)
+        );
+        assert!(at(40, 5) > 200, "the ground stays light");
+        // Without the colours (greys only) the white letters stay as faint as they were.
+        let mut only_grey = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
+        normalize_polarity(&mut only_grey, None);
+        assert!(only_grey.get_pixel(60, 15).0[0] > 200);
     }
 
     /// A light window with a highlight keeps the verdict for the whole: only a window judged

@@ -96,12 +96,105 @@ pub fn text_after_icon(img: &RgbaImage, r: Rect) -> Option<i32> {
         let icon_sized = (x - start) as i32 <= r.h;
         // Grey drawn after it: the caption it stands before.
         let more_after = cols[x..].iter().any(|c| c.0 > 0 && c.1 * 10 < c.0);
-        if colour * 10 < drawn || (all_colour && !(icon_sized && more_after)) {
+        if colour * 10 < drawn
+            || (all_colour && !(icon_sized && more_after))
+            || letter_in_colour(img, r, &rows, start as i32..x as i32, bg)
+        {
             return picture.then_some(r.x + start as i32);
         }
         picture = true;
     }
     None
+}
+
+/// Whether the run of columns `run` (relative to `r`) holds a letter drawn in a colour of its
+/// own, not a picture: a menu's or a button's hot letter, which text UIs and DOS-era toolkits
+/// draw in red or yellow instead of underlining it (Turbo Vision's `File` with a red F; taken
+/// for an icon, the caption was read `ile`, `Compile` read `ile`). Its colour is one colour
+/// (every coloured pixel on the way from that colour to the ground: a glyph's smoothed edge
+/// blends, an icon's outline and body are two colours); it stands beside the grey letters,
+/// not among them (at most one column holds both: an icon's body lies inside its grey
+/// outline); and it stands inside the band of the grey text from the run on (its cap height
+/// to its baseline or descenders, a pixel either way): a picture is taller than the text
+/// beside it or has a second colour.
+fn letter_in_colour(
+    img: &RgbaImage,
+    r: Rect,
+    rows: &[i32],
+    run: std::ops::Range<i32>,
+    bg: i32,
+) -> bool {
+    let px = |x: i32, y: i32| img.get_pixel(x as u32, y as u32).0;
+    let coloured = |p: [u8; 4]| chroma(p[0] as i32, p[1] as i32, p[2] as i32) > 60;
+    let grey = |x: i32, y: i32| !coloured(px(x, y)) && is_ink(luma(img, x, y), bg);
+    // The ground's colour: the first pixel of the strip at the ground's shade.
+    let Some(ground) = rows.iter().find_map(|&y| {
+        (r.x..r.right())
+            .find(|&x| (luma(img, x, y) - bg).abs() <= 2)
+            .map(|x| px(x, y))
+    }) else {
+        return false;
+    };
+    // The band of the grey text from the run on.
+    let (mut top, mut bottom) = (i32::MAX, i32::MIN);
+    for x in r.x + run.start..r.right() {
+        for &y in rows {
+            if grey(x, y) {
+                top = top.min(y);
+                bottom = bottom.max(y);
+            }
+        }
+    }
+    if top > bottom {
+        return false;
+    }
+    let mut ink: Vec<[u8; 4]> = Vec::new();
+    let mut shared = 0;
+    for x in r.x + run.start..r.x + run.end {
+        let (mut has_colour, mut has_grey) = (false, false);
+        for &y in rows {
+            let p = px(x, y);
+            if coloured(p) {
+                if y < top - 1 || y > bottom + 1 {
+                    return false;
+                }
+                ink.push(p);
+                has_colour = true;
+            } else if grey(x, y) {
+                has_grey = true;
+            }
+        }
+        shared += (has_colour && has_grey) as u32;
+    }
+    if shared > 1 {
+        return false;
+    }
+    // The colour: the coloured pixel farthest from the ground; every other one lies on the way
+    // from it to the ground (each channel that differs by over 40 levels gives the same
+    // fraction within 0.2, each that does not stays between the two, 8 levels either way).
+    let far = |p: &[u8; 4]| {
+        (0..3)
+            .map(|k| (p[k] as i32 - ground[k] as i32).abs())
+            .sum::<i32>()
+    };
+    let Some(c) = ink.iter().max_by_key(|p| far(p)).copied() else {
+        return false;
+    };
+    ink.iter().all(|p| {
+        let mut ts: Vec<f32> = Vec::new();
+        for k in 0..3 {
+            let (pk, ck, gk) = (p[k] as f32, c[k] as f32, ground[k] as f32);
+            if (ck - gk).abs() > 40.0 {
+                ts.push((pk - gk) / (ck - gk));
+            } else if pk < ck.min(gk) - 8.0 || pk > ck.max(gk) + 8.0 {
+                return false;
+            }
+        }
+        let (lo, hi) = ts
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+        !ts.is_empty() && hi - lo <= 0.2
+    })
 }
 
 /// The shade just left and right of the text `line` (the same within 6 grey levels on both
@@ -149,7 +242,9 @@ fn shade_around(img: &RgbaImage, line: Rect, reach: i32) -> Option<(i32, Rect)> 
 /// `line`, the plate's shade is what lies just left and right of the text; the plate runs out
 /// from the text in that shade until the ground comes back, on each side. It is a button's
 /// plate only if it is all one shade (within 6 grey levels) around the text, at least 4 px
-/// beyond the text left and right and 2 px above and below, at most four line heights tall
+/// beyond the text left and right, 1 px above and below and 3 px the two together (a text
+/// UI's button is one cell row tall: 2 px over the capitals, 1 under), at most four line
+/// heights tall
 /// (a reader's line may be as tight as the capitals)
 /// and the text's width plus six text heights wide, the text centred in it, and the ground
 /// outside it at least 8 grey levels off on both sides (a tinted panel or a selection bar runs
@@ -167,8 +262,9 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
     let ground_off = |x: i32, yy: i32| inside(x, yy) && (luma(img, x, yy) - plate).abs() >= 8;
     let ok = line.x - left >= 4
         && right - line.right() >= 4
-        && line.y - top >= 2
-        && bottom - line.bottom() >= 2
+        && line.y - top >= 1
+        && bottom - line.bottom() >= 1
+        && (line.y - top) + (bottom - line.bottom()) >= 3
         && r.h <= 4 * h
         && r.w < max_w
         && (r.center().x - line.center().x).abs() <= (r.w / 8).max(3)
@@ -180,9 +276,7 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
         return None;
     }
     // All one shade around the text: the plate's rows above and below the line.
-    let rows: Vec<i32> = (top + 1..line.y - 1)
-        .chain(line.bottom() + 1..bottom)
-        .collect();
+    let rows: Vec<i32> = (top..line.y).chain(line.bottom()..=bottom).collect();
     let (mut n, mut off) = (0, 0);
     for yy in rows {
         for x in (left + 2..right - 1).step_by(2) {
@@ -1335,6 +1429,18 @@ mod icon_tests {
         let mut bar = RgbaImage::from_pixel(300, 60, image::Rgba(ground));
         fill(&mut bar, 0, 15, 300, 30, plate);
         assert_eq!(flat_plate(&bar, line), None);
+        // A text UI's button: a green plate one cell row tall (13 px), the caption's capitals
+        // 2 px under its top and its baseline 1 px over its bottom, a shadow beside it.
+        let mut cell = RgbaImage::from_pixel(300, 60, image::Rgba([229, 229, 229, 255]));
+        fill(&mut cell, 100, 20, 60, 13, [0, 205, 0, 255]);
+        fill(&mut cell, 160, 24, 6, 13, [0, 0, 0, 255]);
+        fill(&mut cell, 126, 22, 4, 9, [0, 255, 255, 255]);
+        fill(&mut cell, 131, 22, 4, 9, [255, 255, 0, 255]);
+        let ok = Rect::new(126, 22, 9, 9);
+        assert_eq!(flat_plate(&cell, ok), Some(Rect::new(100, 20, 60, 13)));
+        // Flush with the plate's bottom: no plate around the text.
+        let tight = Rect::new(126, 22, 9, 10);
+        assert_eq!(flat_plate(&cell, tight), None);
     }
 
     /// A list's selected row: light text on a blue bar that runs on to the list's edge is on a
@@ -1481,6 +1587,65 @@ mod icon_tests {
         // A caption at the window's bottom edge: nothing under it, and no look outside.
         let low = Rect::new(6, 190, 37, 9);
         assert_eq!(area_under_strip(&bare, low), None);
+    }
+
+    /// A hot letter drawn in colour (Turbo Vision's menu bar: a red F before a grey `ile`, a
+    /// yellow N before `ame`), its glyph inside the band of the grey letters after it, is
+    /// text: no picture before the caption. A red picture taller than the text, or a glyph of
+    /// two colours, is still one.
+    #[test]
+    fn a_hot_letter_in_colour_is_no_picture() {
+        let ground = [229, 229, 229, 255];
+        let grey = [0, 0, 0, 255];
+        let red = [205, 0, 0, 255];
+        let mut img = RgbaImage::from_pixel(60, 13, image::Rgba(ground));
+        // F: a stem and two arms, rows 2..11, columns 2..6.
+        fill(&mut img, 2, 2, 1, 9, red);
+        fill(&mut img, 2, 2, 4, 1, red);
+        fill(&mut img, 2, 6, 3, 1, red);
+        // `ile` two columns after it: strokes within rows 2..11.
+        fill(&mut img, 9, 4, 1, 7, grey);
+        fill(&mut img, 9, 2, 1, 1, grey);
+        fill(&mut img, 13, 2, 1, 9, grey);
+        fill(&mut img, 16, 5, 3, 6, grey);
+        let strip = Rect::new(0, 0, 60, 13);
+        assert_eq!(text_after_icon(&img, strip), None, "the red F is a letter");
+        // A yellow letter on the same ground.
+        let mut yellow = img.clone();
+        fill(&mut yellow, 2, 2, 1, 9, [255, 255, 0, 255]);
+        fill(&mut yellow, 2, 2, 4, 1, [255, 255, 0, 255]);
+        fill(&mut yellow, 2, 6, 3, 1, [255, 255, 0, 255]);
+        assert_eq!(
+            text_after_icon(&yellow, strip),
+            None,
+            "the yellow F is a letter"
+        );
+        // The red letter glued to its word (one column apart: one run), a descender in the
+        // word (`Comp`): still a letter.
+        let mut glued = img.clone();
+        fill(&mut glued, 5, 7, 1, 4, grey);
+        fill(&mut glued, 7, 5, 1, 8, grey);
+        assert_eq!(
+            text_after_icon(&glued, strip),
+            None,
+            "a hot letter glued to its word"
+        );
+        // The same red mark standing taller than the text: a picture.
+        let mut tall = img.clone();
+        fill(&mut tall, 2, 0, 1, 13, red);
+        assert_eq!(
+            text_after_icon(&tall, strip),
+            Some(9),
+            "a taller red mark is a picture"
+        );
+        // Two colours in one small glyph-sized run (an outline and a body): a picture.
+        let mut two = img.clone();
+        fill(&mut two, 3, 3, 3, 3, [40, 90, 220, 255]);
+        assert_eq!(
+            text_after_icon(&two, strip),
+            Some(9),
+            "two colours are a picture"
+        );
     }
 
     /// LCL's glyph button: an arrow all in colour (a light body in a dark blue outline, no
