@@ -48,6 +48,9 @@ DEBIAN_PACKAGES=(
     # GTK 3 configuration form, classic Tk widgets (TkRemind, run under faketime for a fixed month);
     # Wine's Program Manager comes with wine
     mc fp-ide putty tkremind faketime
+    # batch H: SWT on GTK 3 (TuxGuitar, Java), GTK 3 accounting (HomeBank), a curses spreadsheet in
+    # xterm (sc), Tk's themed widgets (git gui); Wine's console (wineconsole) comes with wine
+    homebank sc tuxguitar git-gui
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
