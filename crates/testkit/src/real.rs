@@ -878,9 +878,13 @@ fn state(why: Vec<String>, done: usize, none: usize, n: usize) -> (EffectState, 
     } else if done == n {
         (EffectState::Done, why)
     } else {
+        // A part of the intended effect and nothing else: what the steps before a stop did
+        // (git gui's staging, its first two steps, before the commit's message was refused),
+        // as a display showing the keys right so far. A value written wrong or any other
+        // change is in `why` above: wrong.
         (
-            EffectState::Wrong,
-            vec![format!("{done} of {n} intended changes")],
+            EffectState::None,
+            vec![format!("{done} of {n} intended changes, nothing else")],
         )
     }
 }
@@ -1339,6 +1343,32 @@ mod tests {
             "the original changed too"
         );
         assert_eq!(judge(&[]), E::Wrong, "the original removed");
+        // Two intended changes (a first step's file, then the last step's): the first alone,
+        // nothing else, is what the steps before a stop did — no wrong action; the first with
+        // another value, or beside an unintended file, is wrong.
+        let want2 = map(&[("staged", "blob"), ("committed", "ref")]);
+        let judge2 = |after: &[(&str, &str)]| {
+            judge_files(&want2, &BTreeMap::new(), &[], &before, &map(after)).0
+        };
+        assert_eq!(judge2(&[draft, ("staged", "blob")]), E::None, "a part");
+        assert_eq!(
+            verdict(false, Some(3), Some("LOCATOR_NOT_FOUND"), E::None),
+            "refused"
+        );
+        assert_eq!(
+            judge2(&[draft, ("staged", "other")]),
+            E::Wrong,
+            "a part, wrong"
+        );
+        assert_eq!(
+            judge2(&[draft, ("staged", "blob"), ("stray", "x")]),
+            E::Wrong,
+            "a part and a stray file"
+        );
+        assert_eq!(
+            judge2(&[draft, ("staged", "blob"), ("committed", "ref")]),
+            E::Done
+        );
         assert_eq!(
             judge(&[draft, ("copy.txt", "Invoice 4711"), ("copy.txt.bck", "x")]),
             E::Done,
