@@ -263,14 +263,19 @@ impl Locator {
         target: &Target,
         text: &str,
     ) -> Vec<Candidate> {
-        candidates(
+        let cands = candidates(
             scene,
             &mut self.ocr,
             labels,
             target,
             text,
             &mut self.refuted,
-        )
+        );
+        if target.role == Role::Menu {
+            among_menus(cands, labels, &scene.frame.info.popups)
+        } else {
+            cands
+        }
     }
 
     pub fn locate(
@@ -1951,11 +1956,62 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
                 .is_some_and(|i| i.area() > 0)
         })
     });
+    // A framed text area under the caption, many lines tall (a commit message's box): too
+    // tall for a control's box, taken only while it is empty (no ink but a caret) — a list
+    // under a caption is framed alike, and keys typed into it pick its items.
+    let framed_area = || {
+        mend_vision::framed_area_below(img, label)
+            .filter(|a| mend_vision::field_is_blank(img, *a))
+            .filter(|a| {
+                !boxes
+                    .iter()
+                    .any(|b| b.rect.intersect(a).is_some_and(|i| i.area() > 0))
+            })
+    };
     right
         .or_else(bar)
         .or(below)
         .or_else(area)
         .or_else(|| prompt.filter(|p| p.caret).map(|p| p.input))
+        .or_else(framed_area)
+}
+
+/// A menu is an item among items: on a bar of captions along its row (a menu bar), in a
+/// column of captions over and under it (a menu drawn in the window), or inside a popup.
+/// Where a menu's caption is read twice and only some places are such, the others go — a
+/// group box's title or a label that says the same word (TuxGuitar's `Composition` menu and
+/// its `Composition` tool group). With none or all such, the candidates stay as they were.
+fn among_menus(cands: Vec<Candidate>, labels: &[SeenLabel], popups: &[Rect]) -> Vec<Candidate> {
+    if cands.len() < 2 {
+        return cands;
+    }
+    let item = |c: &Candidate| {
+        let r = c.rect;
+        let along = labels
+            .iter()
+            .filter(|l| l.line.intersect(&r).is_none())
+            .filter(|l| {
+                let (top, bottom) = (l.line.y.max(r.y), l.line.bottom().min(r.bottom()));
+                2 * (bottom - top) >= r.h.min(l.line.h)
+                    && 2 * l.line.h >= r.h
+                    && l.line.h <= 2 * r.h
+            })
+            .count();
+        let column = labels
+            .iter()
+            .filter(|l| l.line.intersect(&r).is_none())
+            .filter(|l| {
+                (l.line.x - r.x).abs() <= 4 && (l.line.center().y - r.center().y).abs() <= 3 * r.h
+            })
+            .count();
+        along >= 2 || column >= 2 || popups.iter().any(|p| p.contains(r.center()))
+    };
+    let (items, others): (Vec<Candidate>, Vec<Candidate>) = cands.iter().cloned().partition(item);
+    if items.is_empty() || others.is_empty() {
+        cands
+    } else {
+        items
+    }
 }
 
 /// How well a glyph's drawing must fit a control's ink for the control to be taken by its
@@ -2041,6 +2097,47 @@ mod tests {
             control: None,
             conf: 90.0,
         }
+    }
+
+    /// A menu's caption read twice: on the menu bar among `File Edit View`, and as a tool
+    /// group's title alone on its row (TuxGuitar's `Composition`): the bar's is the menu. Two
+    /// on bars, or none, stay as they were (a tie for the verdict to refuse).
+    #[test]
+    fn a_menu_is_the_one_among_items() {
+        let at = |text: &str, x: i32, y: i32| SeenLabel {
+            text: text.into(),
+            line: Rect::new(x, y, 70, 13),
+            control: None,
+            conf: 90.0,
+        };
+        let cand = |x: i32, y: i32| Candidate {
+            rect: Rect::new(x, y, 70, 13),
+            text: "Composition".into(),
+            role: Role::Menu,
+            score: 1.0,
+        };
+        let bar = [
+            at("File", 10, 7),
+            at("Edit", 90, 7),
+            at("Composition", 170, 7),
+            at("Track", 250, 7),
+        ];
+        let mut labels = bar.to_vec();
+        labels.push(at("Composition", 10, 122));
+        let kept = among_menus(vec![cand(170, 7), cand(10, 122)], &labels, &[]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].rect.y, 7, "the menu bar's");
+        // Inside a popup: an item too.
+        let kept = among_menus(
+            vec![cand(170, 7), cand(10, 122)],
+            &labels,
+            &[Rect::new(0, 100, 200, 200)],
+        );
+        assert_eq!(kept.len(), 2, "both items: still a tie");
+        // Neither among items: as they were.
+        let alone = [at("Composition", 10, 122), at("Composition", 300, 300)];
+        let kept = among_menus(vec![cand(10, 122), cand(300, 300)], &alone, &[]);
+        assert_eq!(kept.len(), 2);
     }
 
     /// One reader reads `Save` at a button, the other `Open`; an `Open` button stands

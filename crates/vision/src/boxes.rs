@@ -11,8 +11,9 @@
 //! closed — no gap of more than a row from top to bottom — so two keys of a grid, one above the
 //! other, never pair into one box across the gap between them.
 
+use crate::ink::luma;
 use image::{GrayImage, RgbaImage};
-use mend_model::{Rect, Role};
+use mend_model::{Point, Rect, Role};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -242,6 +243,54 @@ pub fn find_control_boxes(img: &RgbaImage) -> Vec<ControlBox> {
             rect,
         })
         .collect()
+}
+
+/// The framed text area under the caption `label` (a commit message's, a note's: `Initial
+/// Commit Message:` over a box many lines tall), too tall for a control's box: a frame whose
+/// top lies within two text heights under the caption, whose left edge is within two text
+/// heights of the caption's start, at least ten text heights wide and three tall. Found on
+/// the part of the window under the caption only. The box inside the frame, or `None`.
+pub fn framed_area_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
+    let h = label.h.max(8);
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let x0 = (label.x - 2 * h).max(0);
+    let region = Rect::new(x0, label.bottom(), bounds.right() - x0, 40 * h).intersect(&bounds)?;
+    let crop = image::imageops::crop_imm(
+        img,
+        region.x as u32,
+        region.y as u32,
+        region.w as u32,
+        region.h as u32,
+    )
+    .to_image();
+    let g = frame_gray(&crop);
+    let frame = frames(&g, 10 * h, 3 * h, region.h, false)
+        .into_iter()
+        .map(|r| r.translate(region.x, region.y))
+        .filter(|r| r.y - label.bottom() <= 2 * h && (r.x - label.x).abs() <= 2 * h)
+        .filter(|r| r.w >= 10 * h && r.h >= 3 * h)
+        .min_by_key(|r| (r.y, -r.area()))?;
+    // The area is the ground met at the frame's middle, out to where it ends on the middle
+    // row and column: a scroll bar drawn inside the frame is no part of it.
+    let c = frame.center();
+    let ground = luma(img, c.x, c.y);
+    let same =
+        |x: i32, y: i32| frame.contains(Point { x, y }) && (luma(img, x, y) - ground).abs() <= 6;
+    let (mut l, mut r, mut t, mut b) = (c.x, c.x, c.y, c.y);
+    while same(l - 1, c.y) {
+        l -= 1;
+    }
+    while same(r + 1, c.y) {
+        r += 1;
+    }
+    while same(c.x, t - 1) {
+        t -= 1;
+    }
+    while same(c.x, b + 1) {
+        b += 1;
+    }
+    let area = Rect::new(l, t, r - l + 1, b - t + 1);
+    (area.w >= 10 * h && area.h >= 3 * h).then_some(area)
 }
 
 /// Whether column `x` holds a thin vertical line (one or two pixels wide, differing from both
@@ -569,6 +618,32 @@ mod tests {
                 img.put_pixel(x as u32, y as u32, Rgba(c));
             }
         }
+    }
+
+    /// A commit message's box under its caption (git gui's `Initial Commit Message:`): a frame
+    /// 160 px tall on the window's grey, a white area inside with a scroll bar down its right
+    /// edge. The area is the white inside without the scroll bar; a frame far below the
+    /// caption or far to its right is none of it.
+    #[test]
+    fn a_framed_text_area_under_its_caption_is_found_without_its_scroll_bar() {
+        let mut img = RgbaImage::from_pixel(700, 300, Rgba([217, 217, 217, 255]));
+        let label = Rect::new(40, 20, 160, 14);
+        fill(&mut img, label, [0, 0, 0, 255]);
+        fill(&mut img, Rect::new(38, 38, 602, 162), [120, 120, 120, 255]);
+        fill(&mut img, Rect::new(39, 39, 600, 160), [255, 255, 255, 255]);
+        fill(&mut img, Rect::new(624, 39, 15, 160), [200, 200, 200, 255]);
+        let area = framed_area_below(&img, label).expect("the area");
+        assert!(area.x <= 41 && area.y <= 41, "{area:?}");
+        assert!(area.right() <= 624 && area.right() >= 620, "{area:?}");
+        assert!(area.bottom() >= 196, "{area:?}");
+        // The caption far to the right of the frame: not its area.
+        assert_eq!(framed_area_below(&img, Rect::new(400, 20, 100, 14)), None);
+        // The frame far below the caption: none.
+        let mut far = RgbaImage::from_pixel(700, 400, Rgba([217, 217, 217, 255]));
+        fill(&mut far, label, [0, 0, 0, 255]);
+        fill(&mut far, Rect::new(38, 138, 602, 162), [120, 120, 120, 255]);
+        fill(&mut far, Rect::new(39, 139, 600, 160), [255, 255, 255, 255]);
+        assert_eq!(framed_area_below(&far, label), None);
     }
 
     /// A row of captions drawn edge to edge against the window's top, parted by one-pixel lines

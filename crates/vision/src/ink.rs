@@ -405,13 +405,19 @@ pub fn area_under_strip(img: &RgbaImage, label: Rect) -> Option<Rect> {
 }
 
 /// A text caret drawn as a block whose left column is `x`, met within the rows `rows` (end
-/// exclusive) on ground `bg`: a run of ink down column `x` between `min_h` and three times that tall
+/// exclusive) on ground `bg`: a run of ink down column `x` between `min_h` and `max_h` tall
 /// starts a box of the same rows, at least 3 px and a quarter of its height wide and no wider
 /// than tall, nine tenths ink or more, with no ink in the column before it or the one after
 /// it, nor on the rows just above and below it but for a line drawn across (a border it
 /// touches). A glyph has gaps or strokes of unequal
 /// length; a selected letter has the letter cut out of it. The block's box, if it is one.
-fn block_caret(img: &RgbaImage, x: i32, rows: (i32, i32), bg: i32, min_h: i32) -> Option<Rect> {
+fn block_caret(
+    img: &RgbaImage,
+    x: i32,
+    rows: (i32, i32),
+    bg: i32,
+    (min_h, max_h): (i32, i32),
+) -> Option<Rect> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let ink =
         |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && is_ink(luma(img, x, y), bg);
@@ -436,7 +442,7 @@ fn block_caret(img: &RgbaImage, x: i32, rows: (i32, i32), bg: i32, min_h: i32) -
             continue;
         }
         let h = y - t;
-        if h < min_h || h > 3 * min_h {
+        if h < min_h || h > max_h {
             continue;
         }
         // As wide as the rows stay inked, all but a row or two.
@@ -518,7 +524,7 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
     let min_h = (label.h * 3 / 4).max(6);
     let caret_in = |x0: i32, x1: i32, y0: i32, y1: i32| {
         (x0.max(0)..x1).any(|x| {
-            block_caret(img, x, (y0, y1), ground, min_h)
+            block_caret(img, x, (y0, y1), ground, (min_h, 3 * min_h))
                 .is_some_and(|b| !(b.right() + 1..edge).any(|xx| inked_col(xx, b.y, b.bottom())))
         })
     };
@@ -852,9 +858,22 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
     match runs.as_slice() {
         [] => true,
         [(s, e)] => {
-            let cols = (inner.x + *s as i32, inner.x + *e as i32);
+            let mut cols = (inner.x + *s as i32, inner.x + *e as i32);
+            // A block a few pixels in had its first columns taken by the edge rule for a
+            // border: they are the block's.
+            while cols.0 > inner.x && solid(cols.0 - 1) {
+                cols.0 -= 1;
+            }
             e - s <= 2
-                || block_caret(img, cols.0, (inner.y, inner.bottom()), bg, inner.h * 2 / 3)
+                // The block as tall as the field's box at most: a text UI's one-row field is
+                // a bar one cell tall, its cursor the whole cell (Free Vision's input line).
+                || block_caret(
+                    img,
+                    cols.0,
+                    (inner.y, inner.bottom()),
+                    bg,
+                    (inner.h * 2 / 3, (inner.h * 2).max(r.h + 2)),
+                )
                     .is_some_and(|b| b.right() == cols.1)
         }
         _ => false,
@@ -1241,6 +1260,31 @@ mod tests {
             }
         });
         assert!(!field_is_blank(&wide, r), "a block wider than a cell");
+    }
+
+    /// Free Vision's input line: a one-row bar (13 px, no frame) of blue cells on the dialog's
+    /// light grey, its first cell a margin, the white block cursor in the second cell, the
+    /// whole cell tall — an empty field. A letter after the cursor is content.
+    #[test]
+    fn a_block_cursor_a_cell_in_on_a_one_row_bar_is_the_caret() {
+        let fill = |img: &mut RgbaImage, x0: u32, y0: u32, w: u32, h: u32, c: [u8; 4]| {
+            for y in y0..y0 + h {
+                for x in x0..x0 + w {
+                    img.put_pixel(x, y, image::Rgba(c));
+                }
+            }
+        };
+        let mut img = RgbaImage::from_pixel(240, 40, image::Rgba([229, 229, 229, 255]));
+        fill(&mut img, 20, 10, 168, 13, [0, 0, 238, 255]);
+        fill(&mut img, 26, 10, 6, 13, [255, 255, 255, 255]);
+        let field = Rect::new(20, 10, 168, 13);
+        assert!(field_is_blank(&img, field), "the cursor alone: empty");
+        fill(&mut img, 40, 13, 1, 7, [255, 255, 255, 255]);
+        fill(&mut img, 43, 13, 1, 7, [255, 255, 255, 255]);
+        assert!(
+            !field_is_blank(&img, field),
+            "a glyph after the cursor: content"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod ink;
 mod shape;
 mod template;
 
-pub use boxes::{find_control_boxes, ControlBox};
+pub use boxes::{find_control_boxes, framed_area_below, ControlBox};
 pub use check::{check_state, find_check_indicator};
 pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use ink::{
