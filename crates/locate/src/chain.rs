@@ -519,6 +519,7 @@ impl Locator {
                         .map_err(ocr_err)?;
                 }
                 let with_captions = with_colon_captions(&labels, text, &scene.frame.image);
+                let with_captions = with_words_joined(with_captions, text);
                 let cands = self.candidates(scene, &with_captions, target, text);
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
@@ -1756,6 +1757,40 @@ fn with_colon_captions(
     out
 }
 
+/// `labels` with, for a target of several words, two readings on one row joined where they
+/// say the target together: a reader may cut one line in two at a word space (PP-OCR read sc's
+/// `Default path is "invoices.sc"` as `Default path` and `is "invoices.sc"`). The second must
+/// start within a text height of the first's end, on the same row (their middles within half a
+/// text height), and the two, joined by a space, read exactly the target (normalized).
+fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel> {
+    let want = normalize(target);
+    if !target.trim().contains(char::is_whitespace) {
+        return labels;
+    }
+    let mut joined = Vec::new();
+    for a in &labels {
+        for b in &labels {
+            let h = a.line.h.max(b.line.h);
+            let gap = b.line.x - a.line.right();
+            let row = (a.line.center().y - b.line.center().y).abs() * 2 <= h;
+            if gap < -2 || gap > h || !row {
+                continue;
+            }
+            let text = format!("{} {}", a.text.trim(), b.text.trim());
+            if normalize(&text) == want {
+                joined.push(SeenLabel {
+                    text,
+                    line: a.line.union(&b.line),
+                    control: None,
+                    conf: a.conf.min(b.conf),
+                });
+            }
+        }
+    }
+    labels.extend(joined);
+    labels
+}
+
 /// Is the unread ink `extra` right of caption `l` set apart from it by clear columns at least
 /// half a text height wide? A word space is a third of one; the next word of a caption or an
 /// ideograph beside another stands closer (删除 + 全部), a sign after a caption (a return
@@ -2097,6 +2132,54 @@ mod tests {
             control: None,
             conf: 90.0,
         }
+    }
+
+    /// A reader's line cut in two at a word space (`Default path` + `is "invoices.sc"`): the
+    /// two read together as the target are one reading of it; far apart, on another row, or
+    /// saying something else together, they are not joined.
+    #[test]
+    fn a_line_cut_at_a_word_space_is_read_whole() {
+        let at = |text: &str, x: i32, y: i32, w: i32| SeenLabel {
+            text: text.into(),
+            line: Rect::new(x, y, w, 11),
+            control: None,
+            conf: 90.0,
+        };
+        let target = "Default path is \"invoices.sc\"";
+        let joined = with_words_joined(
+            vec![
+                at("Default path", 2, 17, 72),
+                at("is \"invoices.sc\"", 80, 17, 94),
+            ],
+            target,
+        );
+        assert!(joined
+            .iter()
+            .any(|l| l.text == target && l.line == Rect::new(2, 17, 172, 11)));
+        let far = with_words_joined(
+            vec![
+                at("Default path", 2, 17, 72),
+                at("is \"invoices.sc\"", 120, 17, 94),
+            ],
+            target,
+        );
+        assert_eq!(far.len(), 2, "a gap wider than a text height");
+        let below = with_words_joined(
+            vec![
+                at("Default path", 2, 17, 72),
+                at("is \"invoices.sc\"", 80, 30, 94),
+            ],
+            target,
+        );
+        assert_eq!(below.len(), 2, "another row");
+        let other = with_words_joined(
+            vec![
+                at("Default path", 2, 17, 72),
+                at("is \"draft.sc\"", 80, 17, 94),
+            ],
+            target,
+        );
+        assert_eq!(other.len(), 2, "another text together");
     }
 
     /// A menu's caption read twice: on the menu bar among `File Edit View`, and as a tool
