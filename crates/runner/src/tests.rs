@@ -944,6 +944,44 @@ fn an_interrupt_that_keeps_coming_back_is_a_loop() {
     assert!(!b.world.borrow().effects.contains(&"login".to_string()));
 }
 
+/// A keyboard-driven text UI (sc: `=`, Return, `P`, Return) presses four keys in four steps
+/// while its screen changes by a line the fingerprint does not see: no loop. The same key a
+/// fourth time on the same screen is one, and the fourth is never sent.
+#[test]
+fn different_keys_on_an_unchanged_screen_are_no_loop_the_same_key_is() {
+    let b = bench("main");
+    b.world.borrow_mut().deaf = 100;
+    let keys = |ks: [&str; 4]| {
+        ks.iter()
+            .map(|k| format!("[[step]]\naction = \"key\"\nkeys = \"{k}\"\n"))
+            .collect::<String>()
+    };
+    let (s, _) = go(
+        &b,
+        &flow(&b, &keys(["=", "Return", "P", "Return"])),
+        vec![],
+        None,
+        |_| {},
+    );
+    assert_eq!(s.code, None, "{s:?}");
+    assert_eq!(b.world.borrow().inputs.len(), 4);
+    let b2 = bench("main");
+    b2.world.borrow_mut().deaf = 100;
+    let (s2, _) = go(
+        &b2,
+        &flow(&b2, &keys(["Tab", "Tab", "Tab", "Tab"])),
+        vec![],
+        None,
+        |_| {},
+    );
+    assert_eq!(s2.code, Some(ErrorCode::LoopDetected), "{s2:?}");
+    assert_eq!(
+        b2.world.borrow().inputs.len(),
+        3,
+        "the 4th Tab is never sent"
+    );
+}
+
 #[test]
 fn the_same_click_on_the_same_screen_a_fourth_time_is_a_loop() {
     let b = bench("main");

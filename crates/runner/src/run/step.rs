@@ -869,7 +869,11 @@ impl Runner<'_> {
                     }
                     self.check_guard(lf, &frame)?;
                 }
-                let h = self.note_action(row, &what, frame.info.bounds(), &frame)?;
+                // A key's identity is its keys: a keyboard-driven text UI presses `=`, Return,
+                // `P`, Return in four steps while its screen changes by one line (sc), which
+                // is no loop; the same keys again and again on an unchanged screen are.
+                let keyed = format!("{what} {}", step.keys.as_deref().unwrap_or_default());
+                let h = self.note_action(row, &keyed, frame.info.bounds(), &frame)?;
                 self.spend(1)?;
                 self.intent(at, &what)?;
                 let t1 = self.clock.now_ms();
