@@ -519,7 +519,12 @@ impl Locator {
                         .map_err(ocr_err)?;
                 }
                 let with_captions = with_colon_captions(&labels, text, &scene.frame.image);
-                let with_captions = with_words_joined(with_captions, text);
+                // A menu is one item: two titles side by side are two menus, never one.
+                let with_captions = if target.role == Role::Menu {
+                    with_captions
+                } else {
+                    with_words_joined(with_captions, text)
+                };
                 let cands = self.candidates(scene, &with_captions, target, text);
                 seen_candidates.extend(cands.clone());
                 if let Some(v) = verdict(cands, target.recorded, text) {
@@ -1761,19 +1766,28 @@ fn with_colon_captions(
 /// say the target together: a reader may cut one line in two at a word space (PP-OCR read sc's
 /// `Default path is "invoices.sc"` as `Default path` and `is "invoices.sc"`). The second must
 /// start within a text height of the first's end, on the same row (their middles within half a
-/// text height), and the two, joined by a space, read exactly the target (normalized).
+/// text height), the two, joined by a space, read exactly the target (normalized), and nothing
+/// else read along that row: a bar of captions (a menu bar's `Edit` and `Search`, as far apart
+/// as a terminal's words) is items, not a line cut in two.
 fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel> {
     let want = normalize(target);
     if !target.trim().contains(char::is_whitespace) {
         return labels;
     }
+    let same_row = |a: &Rect, b: &Rect| (a.center().y - b.center().y).abs() * 2 <= a.h.max(b.h);
     let mut joined = Vec::new();
     for a in &labels {
         for b in &labels {
             let h = a.line.h.max(b.line.h);
             let gap = b.line.x - a.line.right();
-            let row = (a.line.center().y - b.line.center().y).abs() * 2 <= h;
-            if gap < -2 || gap > h || !row {
+            if gap < -2 || gap > h || !same_row(&a.line, &b.line) {
+                continue;
+            }
+            let others = labels
+                .iter()
+                .filter(|o| o.line != a.line && o.line != b.line && same_row(&o.line, &a.line))
+                .count();
+            if others > 0 {
                 continue;
             }
             let text = format!("{} {}", a.text.trim(), b.text.trim());
@@ -2180,6 +2194,18 @@ mod tests {
             target,
         );
         assert_eq!(other.len(), 2, "another text together");
+        // Two titles of a menu bar, as far apart as a terminal's words, among others: items.
+        let bar = vec![
+            at("File", 12, 7, 32),
+            at("Edit", 61, 7, 35),
+            at("Search", 112, 7, 60),
+            at("Preferences", 189, 7, 107),
+        ];
+        assert_eq!(
+            with_words_joined(bar, "Edit Search").len(),
+            4,
+            "a bar of items"
+        );
     }
 
     /// A menu's caption read twice: on the menu bar among `File Edit View`, and as a tool
