@@ -255,15 +255,7 @@ pub fn framed_area_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let x0 = (label.x - 2 * h).max(0);
     let region = Rect::new(x0, label.bottom(), bounds.right() - x0, 40 * h).intersect(&bounds)?;
-    let crop = image::imageops::crop_imm(
-        img,
-        region.x as u32,
-        region.y as u32,
-        region.w as u32,
-        region.h as u32,
-    )
-    .to_image();
-    let g = frame_gray(&crop);
+    let g = frame_gray(&crate::crop(img, region)?);
     let frame = frames(&g, 10 * h, 3 * h, region.h, false)
         .into_iter()
         .map(|r| r.translate(region.x, region.y))
