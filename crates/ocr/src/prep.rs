@@ -251,27 +251,61 @@ fn faint_ink(
 ) {
     let (w, h) = (gray.width() as usize, gray.height() as usize);
     let strong = |i: usize| (px[i] as i16 - ground[i] as i16).abs() > INK_DIFF;
+    let faint: Vec<bool> = (0..w * h)
+        .map(|i| {
+            if strong(i) || ground_at[i] == i {
+                return false;
+            }
+            let g = ground_at[i];
+            let far = (0..3)
+                .map(|k| (rgba[4 * i + k] as i16 - rgba[4 * g + k] as i16).abs())
+                .max()
+                .unwrap_or(0);
+            if far < FAINT_DIFF {
+                return false;
+            }
+            let (x, y) = (i % w, i / w);
+            !(y.saturating_sub(1)..(y + 2).min(h))
+                .any(|yy| (x.saturating_sub(1)..(x + 2).min(w)).any(|xx| strong(yy * w + xx)))
+        })
+        .collect();
+    let line = long_runs(&faint, w, h);
     let out = gray.as_mut();
     for i in 0..w * h {
-        if strong(i) || ground_at[i] == i {
-            continue;
+        if faint[i] && !line[i] {
+            out[i] = if light_ink(label[i] as usize) { 255 } else { 0 };
         }
-        let g = ground_at[i];
-        let far = (0..3)
-            .map(|k| (rgba[4 * i + k] as i16 - rgba[4 * g + k] as i16).abs())
-            .max()
-            .unwrap_or(0);
-        if far < FAINT_DIFF {
-            continue;
-        }
-        let (x, y) = (i % w, i / w);
-        let fringe = (y.saturating_sub(1)..(y + 2).min(h))
-            .any(|yy| (x.saturating_sub(1)..(x + 2).min(w)).any(|xx| strong(yy * w + xx)));
-        if fringe {
-            continue;
-        }
-        out[i] = if light_ink(label[i] as usize) { 255 } else { 0 };
     }
+}
+
+/// A faint run this long, across or down, is a line, not a glyph's stroke: a raised button's
+/// white highlight on a light grey window (19–43 levels off either side) is its frame, and
+/// drawn dark it closed the caption into a box (`删除(D)` read `型 除`).
+const LINE_RUN: usize = 24;
+
+/// The pixels of `mask` in a run of [`LINE_RUN`] or more along a row or a column.
+fn long_runs(mask: &[bool], w: usize, h: usize) -> Vec<bool> {
+    let mut out = vec![false; w * h];
+    let mut mark = |cells: &mut dyn Iterator<Item = usize>| {
+        let mut run: Vec<usize> = Vec::new();
+        for i in cells.chain(std::iter::once(usize::MAX)) {
+            if i != usize::MAX && mask[i] {
+                run.push(i);
+                continue;
+            }
+            if run.len() >= LINE_RUN {
+                run.iter().for_each(|&j| out[j] = true);
+            }
+            run.clear();
+        }
+    };
+    for y in 0..h {
+        mark(&mut (y * w..(y + 1) * w));
+    }
+    for x in 0..w {
+        mark(&mut (0..h).map(|y| y * w + x));
+    }
+    out
 }
 
 /// Pixels whose whole square neighbourhood of radius `r` lies within [`FLAT_TOL`] of them
@@ -642,6 +676,48 @@ mod tests {
         let mut only_grey = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
         normalize_polarity(&mut only_grey, None);
         assert!(only_grey.get_pixel(60, 15).0[0] > 200);
+    }
+
+    /// A raised button's white highlight on a light grey window is as faint as a white
+    /// letter, but it is a line: it stays light, and the letters inside stay as they are.
+    #[test]
+    fn a_faint_frame_line_is_no_ink() {
+        let mut img = RgbaImage::from_pixel(160, 60, image::Rgba([236, 236, 236, 255]));
+        for y in 10..50 {
+            for x in 10..150 {
+                img.put_pixel(x, y, image::Rgba([212, 212, 212, 255]));
+            }
+        }
+        // Two pixels wide, as Tk draws it: the inner one borders the face (43 levels off).
+        for x in 10..150 {
+            for y in 10..12 {
+                img.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
+            }
+        }
+        for y in 10..50 {
+            for x in 10..12 {
+                img.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
+            }
+        }
+        for x in 60..64 {
+            for y in 22..36 {
+                img.put_pixel(x, y, image::Rgba([20, 20, 20, 255]));
+            }
+        }
+        let mut g = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
+        normalize_polarity(&mut g, Some(&img));
+        let at = |x: u32, y: u32| g.get_pixel(x, y).0[0];
+        assert!(
+            at(80, 11) > 200,
+            "the top highlight stays light: {}",
+            at(80, 11)
+        );
+        assert!(
+            at(11, 30) > 200,
+            "the left highlight stays light: {}",
+            at(11, 30)
+        );
+        assert!(at(61, 30) < 50, "the letter stays dark");
     }
 
     /// A light window with a highlight keeps the verdict for the whole: only a window judged

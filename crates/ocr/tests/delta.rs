@@ -28,13 +28,14 @@ fn bounds(img: &RgbaImage) -> Rect {
 }
 
 /// The words read, each without a trailing ellipsis: PP-OCR reads a "…" at a word's end
-/// once or twice as the crop around it changes ("Edit…", "Edit……"), the same word either way
-/// (the locator's labels normalise it away), and no part of what changed.
+/// once or twice as the crop around it changes ("Edit…", "Edit……"), and Tesseract reads its
+/// dots as dots or as colons ("Delete:::"), the same word either way (the locator's labels
+/// normalise it away), and no part of what changed.
 fn texts(e: &mut OcrEngine, img: &RgbaImage) -> BTreeSet<String> {
     e.read(img, bounds(img), WINDOW)
         .unwrap()
         .into_iter()
-        .map(|w| w.text.trim_end_matches(['…', '.']).to_string())
+        .map(|w| w.text.trim_end_matches(['…', '.', ':']).to_string())
         .filter(|w| !w.is_empty())
         .collect()
 }
@@ -93,6 +94,7 @@ fn read_again_after_a_change(reader: Reader) {
         );
         // What changed is read: every word a whole read finds that the baseline lacks.
         let new: BTreeSet<_> = whole.difference(&first).collect();
+        eprintln!("DBG {reader:?} {lang}\n whole {whole:?}\n first {first:?}\n again {again:?}");
         assert!(
             !new.is_empty(),
             "{reader:?} {lang}: the relabel changes some words"

@@ -282,7 +282,11 @@ pub fn framed_area_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
         b += 1;
     }
     let area = Rect::new(l, t, r - l + 1, b - t + 1);
-    (area.w >= 10 * h && area.h >= 3 * h).then_some(area)
+    // The ground reaches the frame's top and bottom: where something stands across the middle
+    // column (a list's first row, selected), the white under it is no area of its own but
+    // the rest of a list — KIO's file list under its `Name` column header.
+    let whole_height = t - frame.y <= 3 && frame.bottom() - 1 - b <= 3;
+    (whole_height && area.w >= 10 * h && area.h >= 3 * h).then_some(area)
 }
 
 /// Whether column `x` holds a thin vertical line (one or two pixels wide, differing from both
@@ -636,6 +640,11 @@ mod tests {
         fill(&mut far, Rect::new(38, 138, 602, 162), [120, 120, 120, 255]);
         fill(&mut far, Rect::new(39, 139, 600, 160), [255, 255, 255, 255]);
         assert_eq!(framed_area_below(&far, label), None);
+        // A list under a column header, its first row selected: the white under the row is
+        // the rest of the list, no area.
+        let mut list = img.clone();
+        fill(&mut list, Rect::new(60, 41, 400, 18), [180, 210, 240, 255]);
+        assert_eq!(framed_area_below(&list, label), None);
     }
 
     /// A row of captions drawn edge to edge against the window's top, parted by one-pixel lines
