@@ -294,6 +294,20 @@ fn winemine_custom_board_completes() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// Win32's console (batch H, issue 31): a batch file's `set /p` prompts answered where Windows'
+/// underline cursor stands after each, on 8×16 and 12×24 cells. At first contact the black
+/// under the prompt was taken for a text area (the cursor read as its strip's edge) and the
+/// read-back saw nothing typed there: FIELD_NOT_FILLED. Completes; judged by the line the
+/// batch file appends.
+#[test]
+fn wineconsole_prompts_are_answered_where_the_cursor_stands() {
+    for look in ["default", "font"] {
+        let o = case("wineconsole", look, "enter_invoice");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
 /// GTK 3 at 1.5× text: Save As through the GTK file chooser.
 #[test]
 fn mousepad_dpi150_save_as_no_wrong_file() {

@@ -365,6 +365,16 @@ pub fn area_under_strip(img: &RgbaImage, label: Rect) -> Option<Rect> {
         return None;
     }
     let edge = (label.bottom()..label.bottom() + 2 * h).find(|&y| !near(xs, y, strip))?;
+    // The edge runs across, past the caption's end: a text caret after a prompt (a console's
+    // underline cursor) is a mark on the caption's row, no edge of a strip.
+    let (from, to) = (label.x + h, label.right() + 4 * h);
+    let off_strip = (from..to)
+        .step_by(2)
+        .filter(|&x| !near(x, edge, strip))
+        .count();
+    if off_strip * 10 < 8 * ((to - from).max(1) as usize).div_ceil(2) {
+        return None;
+    }
     // The area: from the edge or just past a line, four rows of one shade across the strip.
     let (top, area) = (edge..edge + 4).find_map(|y| {
         if !inside(xs, y + 4) {
@@ -468,6 +478,40 @@ fn block_caret(
     None
 }
 
+/// A text caret drawn as an underline whose left column is `x`, within the rows `rows` (end
+/// exclusive) on ground `bg`, for text `h` tall: a bar one pixel to half `h` thick in the
+/// lower half of the rows, half `h` to twice `h` wide, nine tenths ink or more, with nothing
+/// on its columns for `h` rows above it (an empty cell: an underlined letter or a mnemonic
+/// has its letter there), nor in the column before or after it, nor in the row under it.
+/// The Windows console's cursor (a quarter of its cell, at the bottom), a terminal's
+/// underline cursor. The bar's box, if it is one.
+fn underline_caret(img: &RgbaImage, x: i32, rows: (i32, i32), bg: i32, h: i32) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let ink =
+        |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && is_ink(luma(img, x, y), bg);
+    let mid = (rows.0 + rows.1) / 2;
+    let t = (mid..rows.1).find(|&y| ink(x, y) && !ink(x - 1, y))?;
+    let mut y = t;
+    while ink(x, y) {
+        y += 1;
+    }
+    let thick = y - t;
+    if thick > (h / 2).max(2) {
+        return None;
+    }
+    let full = |xx: i32| (t..y).all(|yy| ink(xx, yy));
+    let mut e = x;
+    while e - x <= 2 * h && full(e) {
+        e += 1;
+    }
+    let w = e - x;
+    let clear_col = |xx: i32| (t..y).all(|yy| !ink(xx, yy));
+    let empty_above = (t - h..t).all(|yy| (x..e).all(|xx| !ink(xx, yy)));
+    let open_below = (x..e).all(|xx| !ink(xx, y));
+    (2 * w >= h && w <= 2 * h && clear_col(x - 1) && clear_col(e) && empty_above && open_below)
+        .then(|| Rect::new(x, t, w, thick))
+}
+
 /// The input of a prompt drawn with no box: the rest of the caption `label`'s line on its
 /// ground, as a terminal, a command line or an editor's minibuffer asks ("Write file: ~/"
 /// followed by what the user types). A line of text after a caption is no field by itself
@@ -522,10 +566,15 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
     // A caret ends what was typed: a block cursor with no ink after it on its rows, up to the
     // edge (a picture or a cell among other text is none).
     let min_h = (label.h * 3 / 4).max(6);
+    // Or an underline cursor, in the cell after the text typed.
     let caret_in = |x0: i32, x1: i32, y0: i32, y1: i32| {
         (x0.max(0)..x1).any(|x| {
             block_caret(img, x, (y0, y1), ground, (min_h, 3 * min_h))
-                .is_some_and(|b| !(b.right() + 1..edge).any(|xx| inked_col(xx, b.y, b.bottom())))
+                .or_else(|| underline_caret(img, x, (y0, y1), ground, label.h.max(6)))
+                .is_some_and(|b| {
+                    let rows = (b.bottom() - b.h.max(label.h), b.bottom());
+                    !(b.right() + 1..edge).any(|xx| inked_col(xx, rows.0, rows.1))
+                })
         })
     };
     let on_line = caret_in(label.right() + 2, edge, top, bottom);
@@ -1628,9 +1677,42 @@ mod icon_tests {
             fill(&mut bar, 6 + 8 * i, 22, 5, 11, [30, 30, 30, 255]);
         }
         assert_eq!(area_under_strip(&bar, label), None);
+        // A console's prompt on black, its underline cursor after it: the cursor is no edge
+        // of a strip, the black under it no text area.
+        let mut console = RgbaImage::from_pixel(400, 200, image::Rgba([0, 0, 0, 255]));
+        for i in 0..5 {
+            fill(&mut console, 6 + 8 * i, 22, 5, 11, [200, 200, 200, 255]);
+        }
+        fill(&mut console, 52, 31, 8, 3, [200, 200, 200, 255]);
+        assert_eq!(area_under_strip(&console, label), None);
         // A caption at the window's bottom edge: nothing under it, and no look outside.
         let low = Rect::new(6, 190, 37, 9);
         assert_eq!(area_under_strip(&bare, low), None);
+    }
+
+    /// A console's prompt on black with Windows' underline cursor after it (a bar a quarter
+    /// of the cell tall at its bottom, nothing above it): the rest of the line is an input
+    /// with a caret. The same bar under a letter (an underlined letter) is no caret; with the
+    /// cursor off the line is no input in this frame.
+    #[test]
+    fn an_underline_cursor_after_a_prompt_is_its_caret() {
+        let grey = [200, 200, 200, 255];
+        let mut img = RgbaImage::from_pixel(400, 120, image::Rgba([0, 0, 0, 255]));
+        for i in 0..10 {
+            fill(&mut img, 8 * i + 1, 34, 6, 11, grey);
+        }
+        let label = Rect::new(1, 34, 79, 11);
+        let off = prompt_input(&img, label).expect("the rest of the line");
+        assert!(!off.caret, "no cursor drawn: {off:?}");
+        let mut on = img.clone();
+        fill(&mut on, 88, 44, 8, 4, grey);
+        let p = prompt_input(&on, label).expect("the rest of the line");
+        assert!(p.caret, "{p:?}");
+        assert!(p.input.x <= 82 && p.input.right() >= 300, "{p:?}");
+        let mut under_letter = on.clone();
+        fill(&mut under_letter, 89, 34, 6, 2, grey);
+        fill(&mut under_letter, 91, 34, 2, 9, grey);
+        assert!(!prompt_input(&under_letter, label).is_some_and(|p| p.caret));
     }
 
     /// A hot letter drawn in colour (Turbo Vision's menu bar: a red F before a grey `ile`, a
