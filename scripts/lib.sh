@@ -51,6 +51,9 @@ DEBIAN_PACKAGES=(
     # batch H: SWT on GTK 3 (TuxGuitar, Java), GTK 3 accounting (HomeBank), a curses spreadsheet in
     # xterm (sc), Tk's themed widgets (git gui); Wine's console (wineconsole) comes with wine
     homebank sc tuxguitar git-gui
+    # batch I: a curses editor in xterm (GNU nano), Xaw3d's PostScript viewer (gv), Motif's PDF viewer
+    # (xpdf); Wine's Task Manager (taskmgr) comes with wine
+    nano gv xpdf
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
