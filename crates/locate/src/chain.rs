@@ -278,12 +278,48 @@ impl Locator {
         }
     }
 
+    /// Find `target` on `frame`: by the tree where one answers, else by the pixel rungs.
+    /// A fault inside perception (a rule that reads past the image's edge) is caught here and
+    /// comes back as a refusal, `PERCEPTION_FAILED`: the run stops for a person with nothing
+    /// clicked, instead of the process dying between two steps.
     pub fn locate(
         &mut self,
         frame: &Frame,
         target: &Target,
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.locate_unguarded(frame, target, recorded)
+        }));
+        found.unwrap_or_else(|fault| {
+            // What the scene had read is dropped with the fault: the next look reads afresh.
+            self.cache = Default::default();
+            let what = fault
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| fault.downcast_ref::<&str>().copied())
+                .unwrap_or("a fault");
+            Err(Refusal::from(MendError::new(
+                ErrorCode::PerceptionFailed,
+                format!(
+                    "Mend's perception failed on this screen ({what}); nothing was done here. \
+                     Pick the control (takeover) or skip the step, and report the failure \
+                     screenshot"
+                ),
+            )))
+        })
+    }
+
+    fn locate_unguarded(
+        &mut self,
+        frame: &Frame,
+        target: &Target,
+        recorded: &Recorded,
+    ) -> Result<Located, Refusal> {
+        #[cfg(test)]
+        if tests::FAULT.with(|f| f.get()) {
+            panic!("a fault put here by a test");
+        }
         if let Some(l) = self.by_tree(frame, target)? {
             return Ok(l);
         }
@@ -2138,6 +2174,40 @@ fn decide(cands: Vec<Candidate>, rec: Option<Rect>) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Set by a test: the next look faults inside perception.
+        pub(super) static FAULT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// A fault inside perception is a refusal with its own code, nothing found and nothing to
+    /// click; the locator reads the next screen as before.
+    #[test]
+    fn a_fault_in_perception_is_a_coded_refusal_and_the_next_look_works() {
+        use mend_capture::{Capture, ImageFileCapture, WindowQuery};
+        let png = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/screenshots/en/baseline/login.png");
+        let cap = ImageFileCapture::open(&png).unwrap();
+        let frame = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
+        let mut loc = Locator::new("eng").unwrap();
+        let target = Target {
+            text: Some("Login".into()),
+            role: Role::Button,
+            ..Target::default()
+        };
+        FAULT.with(|f| f.set(true));
+        let r = loc.locate(&frame, &target, &Recorded::default());
+        FAULT.with(|f| f.set(false));
+        let e = r.expect_err("a fault is no control");
+        assert_eq!(e.error.code, ErrorCode::PerceptionFailed);
+        assert!(e.candidates.is_empty());
+        assert!(
+            e.error.message.contains("a fault put here by a test"),
+            "{e:?}"
+        );
+        loc.locate(&frame, &target, &Recorded::default())
+            .expect("the next look finds the button");
+    }
 
     fn seen(text: &str, x: i32) -> SeenLabel {
         SeenLabel {

@@ -63,10 +63,13 @@ pub enum ErrorCode {
     /// Fleet: the seat (desktop) has a live worker: one worker per seat, and a job moves only
     /// off a seat that is gone.
     SeatInUse,
+    /// Mend's own perception failed on this screen (an internal fault in reading or locating,
+    /// caught): nothing was done on it. The run stops for a person, like a refusal.
+    PerceptionFailed,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 33] = [
+    pub const ALL: [ErrorCode; 34] = [
         ErrorCode::LocatorNotFound,
         ErrorCode::LocatorAmbiguous,
         ErrorCode::WindowNotFound,
@@ -100,6 +103,7 @@ impl ErrorCode {
         ErrorCode::TakeoverNotFound,
         ErrorCode::TakeoverStale,
         ErrorCode::SeatInUse,
+        ErrorCode::PerceptionFailed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -137,6 +141,7 @@ impl ErrorCode {
             ErrorCode::TakeoverNotFound => "TAKEOVER_NOT_FOUND",
             ErrorCode::TakeoverStale => "TAKEOVER_STALE",
             ErrorCode::SeatInUse => "SEAT_IN_USE",
+            ErrorCode::PerceptionFailed => "PERCEPTION_FAILED",
         }
     }
 

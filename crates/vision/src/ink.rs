@@ -22,10 +22,15 @@ pub fn chroma(r: i32, g: i32, b: i32) -> i32 {
 /// rarer than the text's one colour.
 const SHADE: usize = 8;
 
-/// The background of `r` (inside the image): its most common shade, as the most common grey
-/// level within it. The shade is the window of ±[`SHADE`] levels holding the most pixels, so a
-/// gradient background outweighs the flat colour of the text on it.
+/// The background of `r`: its most common shade, as the most common grey level within it.
+/// The shade is the window of ±[`SHADE`] levels holding the most pixels, so a gradient
+/// background outweighs the flat colour of the text on it. Only the part of `r` inside the
+/// image counts (a caption on a window's last row, its box grown by a pixel: nano's shortcut
+/// bar panicked a run); none inside is a background of 0.
 pub fn background(img: &RgbaImage, r: Rect) -> i32 {
+    let Some(r) = r.intersect(&Rect::new(0, 0, img.width() as i32, img.height() as i32)) else {
+        return 0;
+    };
     let mut hist = [0u32; 256];
     for y in r.y..r.bottom() {
         for x in r.x..r.right() {
@@ -1688,6 +1693,16 @@ mod icon_tests {
         // A caption at the window's bottom edge: nothing under it, and no look outside.
         let low = Rect::new(6, 190, 37, 9);
         assert_eq!(area_under_strip(&bare, low), None);
+    }
+
+    /// A box grown past the image's edge (a caption on the last row, inflated) has the
+    /// background of its part inside; a box wholly outside has none. No panic either way.
+    #[test]
+    fn the_background_of_a_box_past_the_edge_is_its_part_inside() {
+        let img = RgbaImage::from_pixel(100, 40, image::Rgba([200, 200, 200, 255]));
+        assert_eq!(background(&img, Rect::new(80, 30, 40, 20)), 200);
+        assert_eq!(background(&img, Rect::new(-5, -5, 10, 10)), 200);
+        assert_eq!(background(&img, Rect::new(200, 200, 10, 10)), 0);
     }
 
     /// A console's prompt on black with Windows' underline cursor after it (a bar a quarter
