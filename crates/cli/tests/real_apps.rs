@@ -308,6 +308,19 @@ fn wineconsole_prompts_are_answered_where_the_cursor_stands() {
     }
 }
 
+/// Xaw3d (batch I, issue 31): gv's page list is a column of one-glyph page numbers no
+/// whole-window read reads; the page `2` is found standing alone, by its shape and its own
+/// single-glyph reading, and PP-OCR's `3` for the bold `2` of the font look, refuted by the
+/// shape, says nothing against it. At first contact 0 of 3 looks. Judged by the page saved.
+#[test]
+fn gv_saves_a_page_picked_by_its_lone_number() {
+    for look in ["default", "font"] {
+        let o = case("gv", look, "save_page");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
 /// GTK 3 at 1.5× text: Save As through the GTK file chooser.
 #[test]
 fn mousepad_dpi150_save_as_no_wrong_file() {

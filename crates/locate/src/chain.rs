@@ -105,6 +105,22 @@ fn added_word(target: &str, reading: &str) -> bool {
     !t.is_empty() && r.len() > t.len() && r.contains(&t) && crate::text::adds_a_word(&t, &r)
 }
 
+/// Whether a short reading (one to three glyphs, no ideograph) is not what its ink shows:
+/// the machine's fonts draw it unlike the ink, or another glyph fits clearly better.
+fn shape_refutes(img: &image::RgbaImage, l: &SeenLabel, text_h: Option<f32>) -> bool {
+    let glyphs = l.text.chars().filter(|c| !c.is_whitespace()).count();
+    if glyphs == 0 || glyphs > 3 || l.text.chars().any(is_ideograph) {
+        return false;
+    }
+    let Some(ink) = ink_of(img, l.line) else {
+        return false;
+    };
+    matches!(
+        confirm_short(&l.text, &ink, text_h),
+        Verdict::Unlike(_) | Verdict::Other(..)
+    )
+}
+
 /// The reading of the place a reader found, by the reader that did not find it there: the
 /// target only if that reading is nothing, the target, or a near spelling of it. Where the
 /// first reader missed the target, its own reading of the place the second found is held to
@@ -410,11 +426,17 @@ impl Locator {
                     Ok(l) if l.strategy == Strategy::FuzzyOcr => l,
                     _ => return Err(r),
                 };
-                // The first reader's own reading of that place.
+                // The first reader's own reading of that place. A short reading its ink's
+                // shape refutes is no reading there (PP-OCR read gv's bold page number 2 as
+                // `3`, and two page numbers stacked as `23`): it says nothing against the
+                // second's.
                 let labels = scene.window_labels(&mut self.ocr).map_err(ocr_err)?;
+                let img = &frame.image;
+                let text_h = scene.text_height(&labels).map(|h| h as f32);
                 let reading = labels
                     .iter()
                     .filter(|s| s.line.intersect(&l.rect).is_some())
+                    .filter(|s| !shape_refutes(img, s, text_h))
                     .map(|s| s.text.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");
@@ -717,7 +739,8 @@ impl Locator {
         ))
     }
 
-    /// A one-glyph target (not an ideograph) among the framed controls nothing was read in:
+    /// A one-glyph target (not an ideograph) among the framed controls nothing was read in
+    /// (then, for a row, label or any, among the glyphs standing alone on the window):
     /// the control whose inside is that glyph's shape ([`glyph_stands_out`]: it fits at
     /// [`SHAPE_ALONE`] or better, and better than every glyph of another shape). A control with any
     /// reading is judged by its reading, never here; two that fit are a refusal.
@@ -751,6 +774,61 @@ impl Locator {
                     role: b.role,
                     score: score as f64,
                 });
+            }
+        }
+        // No framed control holds it: a glyph standing alone on the window — an item of a list
+        // of one-glyph items (page numbers down a column), which a whole-window read never
+        // reads — where the target may be such an item (a row, a label, any). Unread only (a
+        // glyph inside a reading is the reading's). Its shape must stand out as the glyph's,
+        // or fit it (`2` and `Z` are one shape in a 5×9 bitmap) while the glyph read on its
+        // own says the target and no other shape fits clearly better. Two are a refusal.
+        let unframed = matches!(
+            target.role,
+            Role::Row | Role::Label | Role::Text | Role::Any
+        );
+        if fits.is_empty() && unframed {
+            if let Some(h) = text_h {
+                let img = &scene.frame.image;
+                for g in mend_vision::lone_glyphs(img, h.round() as i32) {
+                    if labels.iter().any(|l| l.line.intersect(&g).is_some()) {
+                        continue;
+                    }
+                    let Some(ink) = ink_of(img, g.inflate(2)) else {
+                        continue;
+                    };
+                    let score = match glyph_stands_out(glyph, &ink, text_h, SHAPE_ALONE) {
+                        Some(s) => Some(s),
+                        None => match confirm_short(&glyph.to_string(), &ink, text_h) {
+                            Verdict::Fits(s) if s >= SHAPE_ALONE => {
+                                let read = self
+                                    .ocr
+                                    .read_glyphs(
+                                        img,
+                                        mend_ocr::GlyphRead {
+                                            ink: g,
+                                            bg: mend_vision::background(img, g.inflate(2)) as u8,
+                                            glyphs: 1,
+                                            text_h: h.round() as i32,
+                                        },
+                                        |_| true,
+                                    )
+                                    .map_err(Refusal::from)?;
+                                let said: String = read.iter().map(|w| w.text.trim()).collect();
+                                (said == glyph.to_string()).then_some(s)
+                            }
+                            _ => None,
+                        },
+                    };
+                    // The glyph's own box: grown, it would reach the next item's reading.
+                    if let Some(score) = score {
+                        fits.push(Candidate {
+                            rect: g,
+                            text: text.to_string(),
+                            role: target.role,
+                            score: score as f64,
+                        });
+                    }
+                }
             }
         }
         match fits.len() {

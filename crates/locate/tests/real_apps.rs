@@ -789,6 +789,23 @@ fn a_prompt_without_a_box_is_an_input_where_its_caret_stands() {
     assert!(bad.is_empty(), "prompts: {bad:?}");
 }
 
+/// One-glyph items standing alone (gv's page list: `1 2 3` down a narrow column, 5×9 px in the
+/// default look, bold 9×13 in the font look), which a whole-window read does not read: each is
+/// found by its shape and its own single-glyph reading; `Z`, which a 5×9 `2` is drawn like,
+/// and a page the list does not hold are refused.
+#[test]
+fn one_glyph_items_standing_alone_are_found_by_shape_and_their_own_reading() {
+    let mut loc = locator();
+    let mut bad = Vec::new();
+    for look in ["default_pages", "font_pages", "small_pages"] {
+        let s = load("gv", look);
+        let sc = score(&mut loc, &s);
+        bad.extend(sc.missed);
+        bad.extend(sc.wrong);
+    }
+    assert!(bad.is_empty(), "lone glyphs: {bad:?}");
+}
+
 /// A sign set apart after a caption (XForms' return arrow on its default button, `Accept ↵`):
 /// nothing legible is read in it, and it is no part of the caption — the button is found,
 /// and no caption with a word more (`Accept All`) is.

@@ -4,6 +4,7 @@
 mod boxes;
 mod check;
 mod fingerprint;
+mod glyphs;
 mod ink;
 mod shape;
 mod template;
@@ -11,6 +12,7 @@ mod template;
 pub use boxes::{find_control_boxes, framed_area_below, ControlBox};
 pub use check::{check_state, find_check_indicator};
 pub use fingerprint::{Fingerprint, Fingerprinter};
+pub use glyphs::lone_glyphs;
 pub use ink::{
     area_under_strip, background, centred_ink, chroma, field_is_blank, filled_bar,
     filled_bar_below, flat_plate, inside_focus_ring, is_ink, luma, mirrors, prompt_input,
