@@ -94,7 +94,6 @@ fn read_again_after_a_change(reader: Reader) {
         );
         // What changed is read: every word a whole read finds that the baseline lacks.
         let new: BTreeSet<_> = whole.difference(&first).collect();
-        eprintln!("DBG {reader:?} {lang}\n whole {whole:?}\n first {first:?}\n again {again:?}");
         assert!(
             !new.is_empty(),
             "{reader:?} {lang}: the relabel changes some words"
