@@ -321,6 +321,17 @@ fn gv_saves_a_page_picked_by_its_lone_number() {
     }
 }
 
+/// A curses spreadsheet in xterm (batch H, issue 31): sc's `P` puts the file and its prompt
+/// line says `File "invoices.sc" written` in a 6×13 font whose dot reads as a comma. A check
+/// holds only on the whole text read exactly; a comma between two letters is a dot there
+/// (between digits it is not). Judged by the file sc wrote.
+#[test]
+fn sc_puts_its_file_and_the_check_reads_its_name() {
+    let o = case("sc", "default", "new_invoice");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// GTK 3 at 1.5× text: Save As through the GTK file chooser.
 #[test]
 fn mousepad_dpi150_save_as_no_wrong_file() {

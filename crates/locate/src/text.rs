@@ -44,6 +44,7 @@ fn normalize_words(label: &str) -> String {
         .map(half_width)
         .collect::<String>()
         .to_lowercase();
+    let s = dot_between_letters(&s);
     // A control's border read as '|' or '[' / ']' at either end of its caption is not part of
     // it ("[edit" for Edit… on a dark-theme button whose left bevel was read).
     let mut s = s
@@ -63,6 +64,27 @@ fn normalize_words(label: &str) -> String {
         s = stripped;
     }
     s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A comma between two letters is a dot: a small font's dot with a pixel under it reads as a
+/// comma (`invoices,sc` for sc's `invoices.sc`), and no caption puts a comma inside a word.
+/// Between digits the two differ (1,000 and 1.000 are other numbers) and stay as read.
+fn dot_between_letters(s: &str) -> String {
+    let cs: Vec<char> = s.chars().collect();
+    let letter = |i: Option<usize>| {
+        i.and_then(|i| cs.get(i))
+            .is_some_and(|c| c.is_alphabetic() && !mend_ocr::is_ideograph(*c))
+    };
+    cs.iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c == ',' && letter(i.checked_sub(1)) && letter(Some(i + 1)) {
+                '.'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// A mnemonic underline under an ideograph (Tk's 文件&名：) is read as '_' beside it
@@ -244,6 +266,21 @@ mod tests {
         // Between Latin letters an underscore is a character (a file name).
         assert_ne!(label_match("copy_1", "copy1"), Some(1.0));
         assert_ne!(normalize("my_file"), normalize("myfile"));
+    }
+
+    #[test]
+    fn a_comma_inside_a_word_is_a_dot_and_between_digits_it_is_not() {
+        assert_eq!(
+            label_match(
+                "File \"invoices.sc\" written",
+                "File \"invoices,sc\" written"
+            ),
+            Some(1.0)
+        );
+        assert_ne!(label_match("1.000", "1,000"), Some(1.0));
+        assert_ne!(label_match("Total 1.5", "Total 1,5"), Some(1.0));
+        // A comma after a word, before a space, stays a comma.
+        assert_ne!(normalize("Yes, save"), normalize("Yes. save"));
     }
 
     #[test]

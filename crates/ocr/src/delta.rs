@@ -137,7 +137,6 @@ pub(crate) fn parts_to_read(old: &RgbaImage, new: &RgbaImage, words: &[Rect]) ->
     if changed_area(&tiles) > MAX_CHANGED * area {
         return None;
     }
-    let whole = Rect::new(0, 0, new.width() as i32, new.height() as i32);
     let mut parts = merge(tiles);
     for _ in 0..4 {
         let before = parts.clone();
@@ -145,14 +144,11 @@ pub(crate) fn parts_to_read(old: &RgbaImage, new: &RgbaImage, words: &[Rect]) ->
             .into_iter()
             .map(|p| {
                 let p = to_clear_gaps(new, p);
-                // A word read there before is read again whole, or goes: with a margin of
-                // clear rows round its box, as a recogniser needs (a word's box is its ink;
-                // cut at its top edge, `C004` reads `04`), within the region.
+                // A word read there before is read again whole, or goes.
                 words
                     .iter()
                     .filter(|w| w.intersect(&p).is_some())
-                    .filter_map(|w| w.inflate(CLEAR_ROWS).intersect(&whole))
-                    .fold(p, |p, w| p.union(&w))
+                    .fold(p, |p, w| p.union(w))
             })
             .collect();
         parts = merge(parts);
@@ -203,26 +199,6 @@ mod tests {
         assert!(p.contains_rect(&Rect::new(100, 100, 120, 12)), "{p:?}");
         assert!(p.intersect(&words[0]).is_none(), "{p:?}");
         assert!(p.area() < 400 * 200 / 4, "{p:?}");
-    }
-
-    #[test]
-    fn a_word_a_part_reaches_is_read_with_a_margin_round_it() {
-        // A frame's edge runs down through the change, so no row above it is ever clear and
-        // the part grows by its most each round: in the last round it reaches a word's box.
-        let mut old = RgbaImage::from_pixel(400, 500, Rgba([240, 240, 240, 255]));
-        for y in 0..500 {
-            old.put_pixel(50, y, Rgba([20, 20, 20, 255]));
-        }
-        let word = Rect::new(60, 134, 30, 12);
-        ink(&mut old, word);
-        let mut new = old.clone();
-        ink(&mut new, Rect::new(40, 400, 60, 12));
-        let parts = parts_to_read(&old, &new, &[word]).unwrap();
-        assert_eq!(parts.len(), 1, "{parts:?}");
-        assert!(
-            parts[0].contains_rect(&word.inflate(CLEAR_ROWS)),
-            "the word's top is the part's edge: {parts:?}"
-        );
     }
 
     #[test]

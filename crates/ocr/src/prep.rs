@@ -46,20 +46,7 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         return;
     }
     let px = gray.as_raw().clone();
-    let colour = rgba
-        .filter(|c| c.dimensions() == gray.dimensions())
-        .map(|c| c.as_raw());
-    // Flat in colour too where the colour is known: a yellow letter's stroke on light grey is
-    // flat in grey (3 levels apart) but no ground.
-    let mut flat = flat_pixels(&px, w, h, 2);
-    if let Some(c) = colour {
-        for k in 0..3 {
-            let channel: Vec<u8> = c.iter().skip(k).step_by(4).copied().collect();
-            for (f, g) in flat.iter_mut().zip(flat_pixels(&channel, w, h, 2)) {
-                *f &= g;
-            }
-        }
-    }
+    let flat = flat_pixels(&px, w, h, 2);
     const NONE: u32 = u32::MAX;
     let neighbours = |i: usize| {
         let (x, y) = (i % w, i / w);
@@ -72,6 +59,9 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         .into_iter()
         .flatten()
     };
+    let colour = rgba
+        .filter(|c| c.dimensions() == gray.dimensions())
+        .map(|c| c.as_raw());
     let similar = |a: usize, b: usize| match colour {
         Some(c) => (0..3).all(|k| (c[4 * a + k] as i16 - c[4 * b + k] as i16).abs() <= FLAT_TOL),
         None => (px[a] as i16 - px[b] as i16).abs() <= FLAT_TOL,
@@ -135,17 +125,15 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
             }
         }
     }
-    // Every other pixel (ink, edges) goes to the nearest region, on the shade (and colour) of
-    // the region pixel it came from.
+    // Every other pixel (ink, edges) goes to the nearest region, on the shade of the region
+    // pixel it came from.
     let mut ground = px.clone();
-    let mut ground_at: Vec<usize> = (0..w * h).collect();
     let mut near: VecDeque<usize> = (0..w * h).filter(|&i| label[i] != NONE).collect();
     while let Some(i) = near.pop_front() {
         for j in neighbours(i) {
             if label[j] == NONE {
                 label[j] = label[i];
                 ground[j] = ground[i];
-                ground_at[j] = ground_at[i];
                 near.push_back(j);
             }
         }
@@ -171,15 +159,6 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
         }
     }
     let own = |r: usize| (shade_sum[r] as f64 / sizes[r].max(1) as f64) < DARK_MEAN;
-    if let Some(c) = colour {
-        faint_ink(gray, c, &px, &ground, &ground_at, &label, |r| {
-            if lighter[r] != darker[r] {
-                lighter[r] > darker[r]
-            } else {
-                own(r)
-            }
-        });
-    }
     let decided = |r: usize| lighter[r] != darker[r] || sizes[r] >= GROUND_AREA;
     let first = |r: usize| {
         if lighter[r] != darker[r] {
@@ -225,87 +204,6 @@ pub fn normalize_polarity(gray: &mut GrayImage, rgba: Option<&RgbaImage>) {
             *p = 255 - *p;
         }
     }
-}
-
-/// A pixel this far in colour from its ground (the largest channel's difference) is drawn,
-/// however close their greys: white letters on a terminal's light grey (26 levels), a yellow
-/// hot letter on it (3 grey levels, 229 in blue), a red one on a dim grey.
-const FAINT_DIFF: i16 = 20;
-
-/// Give faint ink the contrast of the ink around it. A letter whose grey is within
-/// [`INK_DIFF`] of its ground but whose colour is [`FAINT_DIFF`] or more away from it is drawn
-/// all the same — Turbo Vision's dialog captions in bright white on xterm's light grey, its
-/// yellow and red hot letters, a red letter on a dim palette's grey — and Tesseract, reading
-/// greys, lost it (`ame` for `Name`, `Save File As` not read at all). Such a pixel is set to
-/// the darkest grey where its region's ink is dark (or, with no ink of its own, on a light
-/// ground), else to the lightest; the polarity verdict then turns it like its neighbours. A
-/// pixel beside ink of full contrast is that ink's smoothed edge and is left alone.
-fn faint_ink(
-    gray: &mut GrayImage,
-    rgba: &[u8],
-    px: &[u8],
-    ground: &[u8],
-    ground_at: &[usize],
-    label: &[u32],
-    light_ink: impl Fn(usize) -> bool,
-) {
-    let (w, h) = (gray.width() as usize, gray.height() as usize);
-    let strong = |i: usize| (px[i] as i16 - ground[i] as i16).abs() > INK_DIFF;
-    let faint: Vec<bool> = (0..w * h)
-        .map(|i| {
-            if strong(i) || ground_at[i] == i {
-                return false;
-            }
-            let g = ground_at[i];
-            let far = (0..3)
-                .map(|k| (rgba[4 * i + k] as i16 - rgba[4 * g + k] as i16).abs())
-                .max()
-                .unwrap_or(0);
-            if far < FAINT_DIFF {
-                return false;
-            }
-            let (x, y) = (i % w, i / w);
-            !(y.saturating_sub(1)..(y + 2).min(h))
-                .any(|yy| (x.saturating_sub(1)..(x + 2).min(w)).any(|xx| strong(yy * w + xx)))
-        })
-        .collect();
-    let line = long_runs(&faint, w, h);
-    let out = gray.as_mut();
-    for i in 0..w * h {
-        if faint[i] && !line[i] {
-            out[i] = if light_ink(label[i] as usize) { 255 } else { 0 };
-        }
-    }
-}
-
-/// A faint run this long, across or down, is a line, not a glyph's stroke: a raised button's
-/// white highlight on a light grey window (19–43 levels off either side) is its frame, and
-/// drawn dark it closed the caption into a box (`删除(D)` read `型 除`).
-const LINE_RUN: usize = 24;
-
-/// The pixels of `mask` in a run of [`LINE_RUN`] or more along a row or a column.
-fn long_runs(mask: &[bool], w: usize, h: usize) -> Vec<bool> {
-    let mut out = vec![false; w * h];
-    let mut mark = |cells: &mut dyn Iterator<Item = usize>| {
-        let mut run: Vec<usize> = Vec::new();
-        for i in cells.chain(std::iter::once(usize::MAX)) {
-            if i != usize::MAX && mask[i] {
-                run.push(i);
-                continue;
-            }
-            if run.len() >= LINE_RUN {
-                run.iter().for_each(|&j| out[j] = true);
-            }
-            run.clear();
-        }
-    };
-    for y in 0..h {
-        mark(&mut (y * w..(y + 1) * w));
-    }
-    for x in 0..w {
-        mark(&mut (0..h).map(|y| y * w + x));
-    }
-    out
 }
 
 /// Pixels whose whole square neighbourhood of radius `r` lies within [`FLAT_TOL`] of them
@@ -638,86 +536,6 @@ mod tests {
         assert!(at(60, 60) > 200, "the panel stays light");
         assert!(at(94, 100) < 50, "the panel's text stays dark");
         assert!(at(5, 5) > 200, "the screen turns light");
-    }
-
-    /// Faint ink: bright white letters on a terminal's light grey (26 grey levels apart) and a
-    /// yellow hot letter on it (3 grey levels) are drawn, and come out as dark as the black
-    /// text beside them; the grey ground stays light, and a black glyph's own edge is left.
-    #[test]
-    fn faint_ink_takes_the_contrast_of_the_ink_around_it() {
-        let grey = image::Rgba([229, 229, 229, 255]);
-        let mut img = RgbaImage::from_pixel(160, 40, grey);
-        let stroke = |img: &mut RgbaImage, x: u32, c: [u8; 4]| {
-            for y in 12..24 {
-                img.put_pixel(x, y, image::Rgba(c));
-            }
-        };
-        for k in 0..4 {
-            stroke(&mut img, 10 + 6 * k, [0, 0, 0, 255]);
-            stroke(&mut img, 60 + 6 * k, [255, 255, 255, 255]);
-        }
-        stroke(&mut img, 110, [255, 255, 0, 255]);
-        let mut g = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
-        normalize_polarity(&mut g, Some(&img));
-        let at = |x: u32, y: u32| g.get_pixel(x, y).0[0];
-        assert!(at(10, 15) < 50, "black text stays dark");
-        assert!(
-            at(60, 15) < 50,
-            "white letters on light grey turn dark: {}",
-            at(60, 15)
-        );
-        assert!(
-            at(110, 15) < 50,
-            "a yellow letter turns dark: {}",
-            at(110, 15)
-        );
-        assert!(at(40, 5) > 200, "the ground stays light");
-        // Without the colours (greys only) the white letters stay as faint as they were.
-        let mut only_grey = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
-        normalize_polarity(&mut only_grey, None);
-        assert!(only_grey.get_pixel(60, 15).0[0] > 200);
-    }
-
-    /// A raised button's white highlight on a light grey window is as faint as a white
-    /// letter, but it is a line: it stays light, and the letters inside stay as they are.
-    #[test]
-    fn a_faint_frame_line_is_no_ink() {
-        let mut img = RgbaImage::from_pixel(160, 60, image::Rgba([236, 236, 236, 255]));
-        for y in 10..50 {
-            for x in 10..150 {
-                img.put_pixel(x, y, image::Rgba([212, 212, 212, 255]));
-            }
-        }
-        // Two pixels wide, as Tk draws it: the inner one borders the face (43 levels off).
-        for x in 10..150 {
-            for y in 10..12 {
-                img.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
-            }
-        }
-        for y in 10..50 {
-            for x in 10..12 {
-                img.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
-            }
-        }
-        for x in 60..64 {
-            for y in 22..36 {
-                img.put_pixel(x, y, image::Rgba([20, 20, 20, 255]));
-            }
-        }
-        let mut g = image::DynamicImage::ImageRgba8(img.clone()).to_luma8();
-        normalize_polarity(&mut g, Some(&img));
-        let at = |x: u32, y: u32| g.get_pixel(x, y).0[0];
-        assert!(
-            at(80, 11) > 200,
-            "the top highlight stays light: {}",
-            at(80, 11)
-        );
-        assert!(
-            at(11, 30) > 200,
-            "the left highlight stays light: {}",
-            at(11, 30)
-        );
-        assert!(at(61, 30) < 50, "the letter stays dark");
     }
 
     /// A light window with a highlight keeps the verdict for the whole: only a window judged
