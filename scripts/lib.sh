@@ -54,6 +54,10 @@ DEBIAN_PACKAGES=(
     # batch I: a curses editor in xterm (GNU nano), Xaw3d's PostScript viewer (gv), Motif's PDF viewer
     # (xpdf); Wine's Task Manager (taskmgr) comes with wine
     nano gv xpdf
+    # batch J: Motif's diff and merge tool (mgdiff), Qt 5 tables and forms (DB Browser for SQLite;
+    # qttranslations5-l10n for its Chinese look), GTK 2's mail client (Sylpheed; sylpheed-i18n for its
+    # Chinese look); Athena's bitmap editor (bitmap) comes with x11-apps
+    mgdiff sqlitebrowser qttranslations5-l10n sylpheed sylpheed-i18n
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
