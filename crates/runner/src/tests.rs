@@ -846,6 +846,40 @@ target = { text = "确定", role = "button", window = "^Save As$" }
     }
 }
 
+/// A check naming no window looks in the main window, then in the dialogs of it the flow
+/// allows (a message box saying the export is done): found there, the step is verified. A
+/// dialog the flow does not allow is not looked in.
+#[test]
+fn a_check_naming_no_window_also_looks_in_the_main_windows_allowed_dialogs() {
+    for (allowed, owned, passes) in [(true, true, true), (true, false, true), (false, true, false)] {
+        let b = bench("main");
+        {
+            let mut w = b.world.borrow_mut();
+            w.opens_dialog = Some("查询");
+            if owned {
+                w.dialogs.push(POPUP);
+            }
+        }
+        let allow = if allowed { r#"allow = ["^提示$"]"# } else { "" };
+        let body = format!(
+            r#"{allow}
+[[step]]
+id = "query"
+action = "click"
+target = {{ text = "查询", role = "button" }}
+verify = {{ exists = {{ text = "确定" }} }}
+"#
+        );
+        let (s, _) = go(&b, &flow(&b, &body), vec![], None, |o| o.timeout_ms = 300);
+        if passes {
+            assert_eq!(s.status, "passed", "{s:?}");
+        } else {
+            // Not verified, the click tried again where the button no longer is: a refusal.
+            assert_eq!(s.status, "paused", "allowed {allowed}, owned {owned}: {s:?}");
+        }
+    }
+}
+
 #[test]
 fn an_interrupt_window_is_dismissed_and_the_flow_goes_on() {
     let b = bench("login");

@@ -257,18 +257,66 @@ impl Runner<'_> {
         c: &Check,
         vars: &Row,
     ) -> Result<bool, MendError> {
+        // Where a check looks: the target's own window; with none named, the main window,
+        // then each dialog of it in front that the flow allows (DB4S's "Export completed."
+        // is said in a message box over the main window: a verify naming no window looked
+        // only behind it, STEP_NOT_VERIFIED after the file was written).
         let exists = |me: &mut Self, t: &TargetSpec| -> Result<Option<Located>, MendError> {
-            let q = me.query_for(lf, t)?;
-            let target = target_of(t, vars)?;
-            let frame = match me.capture.capture(&q) {
-                Ok(f) => f,
-                Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(None),
+            let main = match me.capture.capture(&me.query_for(lf, t)?) {
+                Ok(f) => Some(f),
+                Err(e) if e.code == ErrorCode::WindowNotFound => None,
                 Err(e) => return Err(e),
             };
+            let owner = main.as_ref().and_then(|f| f.info.window.as_ref()).map(|w| w.id);
+            let mut dialogs = Vec::new();
+            if let (None, Some(owner)) = (&t.window, owner) {
+                let allowed: Vec<&String> = lf.flow.window.allow.iter().collect();
+                let qs = me.dialog_queries(lf, &allowed)?;
+                let open: Vec<_> = me
+                    .capture
+                    .windows()?
+                    .into_iter()
+                    .filter(|w| w.id != owner && qs.iter().any(|q| q.matches(w)))
+                    .collect();
+                // The main window's own where it has any (as a step's `window` is picked).
+                let owned = open.iter().any(|w| w.owner == Some(owner));
+                dialogs = open
+                    .into_iter()
+                    .filter(|w| !owned || w.owner == Some(owner))
+                    .map(|w| w.id)
+                    .collect();
+            }
+            let target = target_of(t, vars)?;
             let recorded = Recorded {
                 template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
             };
-            match me.finder.find(&frame, &target, &recorded) {
+            let mut found = None;
+            let mut next = main;
+            let mut dialogs = dialogs.into_iter();
+            loop {
+                let frame = match next.take() {
+                    Some(f) => f,
+                    None => match dialogs.next() {
+                        None => break,
+                        Some(id) => match me.capture.capture_window(id) {
+                            Ok(f) => f,
+                            Err(e) if e.code == ErrorCode::WindowNotFound => continue,
+                            Err(e) => return Err(e),
+                        },
+                    },
+                };
+                match me.finder.find(&frame, &target, &recorded) {
+                    Err(r) if r.error.code == ErrorCode::LocatorNotFound => continue,
+                    other => {
+                        found = Some((frame, other));
+                        break;
+                    }
+                }
+            }
+            let Some((frame, result)) = found else {
+                return Ok(None);
+            };
+            match result {
                 Ok(l) => {
                     me.last_seen
                         .insert(seen_key(t, &target), (frame.clone(), l.clone()));
@@ -361,8 +409,13 @@ impl Runner<'_> {
             },
             _ => l.rect,
         };
-        let q = self.query_for(lf, t)?;
-        let now = match self.capture.capture(&q) {
+        // The window it was last seen in (a check naming no window may have found it in a
+        // dialog of the main window).
+        let now = match old.info.window.as_ref() {
+            Some(w) => self.capture.capture_window(w.id),
+            None => self.capture.capture(&self.query_for(lf, t)?),
+        };
+        let now = match now {
             Ok(f) => f,
             Err(e) if e.code == ErrorCode::WindowNotFound => return Ok(false),
             Err(e) => return Err(e),
