@@ -1747,6 +1747,12 @@ fn resolve(
     }
 }
 
+/// How far apart two rows' grounds may be and still be one list's: a list may tint every
+/// other row (GTK 2's rules hint draws 238 on 255, Qt's alternate base 247): a row on a tinted
+/// stripe stood alone between two white ones, and was no row (Sylpheed's summary:
+/// LOCATOR_NOT_FOUND at first contact).
+const ROW_TINT: i32 = 20;
+
 /// Whether the plain text line `l` is one of a column of lines, a list's rows: at least three
 /// lines outside any control, `l` among them, each starting at its left edge (within 3 px), of
 /// about its height (half to twice: a descender makes a box taller), on its ground (or on a
@@ -1775,7 +1781,7 @@ fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
                 && l.line.h * 2 >= m.line.h
                 && (here
                     .zip(ground(m.line))
-                    .is_some_and(|(a, b)| (a - b).abs() <= 6)
+                    .is_some_and(|(a, b)| (a - b).abs() <= ROW_TINT)
                     || mend_vision::selection_bar(img, m.line).is_some())
         })
         .map(|m| m.line.center().y)
@@ -2037,6 +2043,7 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
                     && (m.line.center().y - lc.y).abs() * 2 <= label.h.min(m.line.h).max(6)
             })
     };
+    let read: Vec<Rect> = scene.labels_read().iter().map(|m| m.line).collect();
     let boxes = scene.boxes();
     // A field is a few text heights tall at most, and within reach: both measured in the
     // label's text, so that a UI drawn at twice the scale (GDK_SCALE=2: a 68 px entry beside
@@ -2058,6 +2065,31 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
         .filter(|b| (b.rect.x - label.x).abs() <= 20)
         .min_by_key(|b| b.rect.y)
         .map(|b| b.rect);
+    // A prompt set over a wide input, its caption anywhere along it (Athena's and Motif's
+    // prompt dialogs centre `Save file:` over a box the dialog's width): the field's span
+    // holds the whole caption, it lies within two text heights under it, and the caption is
+    // alone on its row and the field's only one — no other reading on the field's rows left
+    // of it, none between the two.
+    let below = below.or_else(|| {
+        if !alone_on_row {
+            return None;
+        }
+        boxes
+            .iter()
+            .filter(|b| b.role == Role::Field && !centred_ink(img, b.rect))
+            .filter(|b| b.rect.x <= label.x && b.rect.right() >= label.right())
+            .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 2 * label.h)
+            .filter(|b| {
+                !read.iter().any(|m| {
+                    let c = m.center();
+                    m.intersect(&label).is_none()
+                        && ((m.right() <= b.rect.x + 4 && c.y >= b.rect.y && c.y < b.rect.bottom())
+                            || (c.y > label.bottom() && c.y < b.rect.y))
+                })
+            })
+            .min_by_key(|b| b.rect.y)
+            .map(|b| b.rect)
+    });
     // No frame there: a bar of its own colour on the row under the caption (a text UI's
     // dialog: its prompt over its input), nearer than any framed field below and overlapping
     // no box but a panel around it. Else a framed box further down would be taken for it (the

@@ -268,24 +268,10 @@ impl Runner<'_> {
                 Err(e) => return Err(e),
             };
             let owner = main.as_ref().and_then(|f| f.info.window.as_ref()).map(|w| w.id);
-            let mut dialogs = Vec::new();
-            if let (None, Some(owner)) = (&t.window, owner) {
-                let allowed: Vec<&String> = lf.flow.window.allow.iter().collect();
-                let qs = me.dialog_queries(lf, &allowed)?;
-                let open: Vec<_> = me
-                    .capture
-                    .windows()?
-                    .into_iter()
-                    .filter(|w| w.id != owner && qs.iter().any(|q| q.matches(w)))
-                    .collect();
-                // The main window's own where it has any (as a step's `window` is picked).
-                let owned = open.iter().any(|w| w.owner == Some(owner));
-                dialogs = open
-                    .into_iter()
-                    .filter(|w| !owned || w.owner == Some(owner))
-                    .map(|w| w.id)
-                    .collect();
-            }
+            let dialogs = match (&t.window, owner) {
+                (None, Some(owner)) => me.allowed_dialogs_of(lf, owner)?,
+                _ => Vec::new(),
+            };
             let target = target_of(t, vars)?;
             let recorded = Recorded {
                 template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
@@ -385,6 +371,36 @@ impl Runner<'_> {
                 Ok(exists(self, target)?.is_some_and(|l| re.is_match(&l.text)))
             }
         }
+    }
+
+    /// The open dialogs of the main window (`owner`) whose titles the flow allows: the main
+    /// window's own (a dialog of its dialog included) where it has any, as a step's `window`
+    /// is picked among look-alikes.
+    fn allowed_dialogs_of(&self, lf: &LoadedFlow, owner: u32) -> Result<Vec<u32>, MendError> {
+        let allowed: Vec<&String> = lf.flow.window.allow.iter().collect();
+        let qs = self.dialog_queries(lf, &allowed)?;
+        let all = self.capture.windows()?;
+        let owned_by_main = |w: &mend_model::WindowInfo| {
+            let mut at = w.owner;
+            for _ in 0..8 {
+                match at {
+                    Some(o) if o == owner => return true,
+                    Some(o) => at = all.iter().find(|x| x.id == o).and_then(|x| x.owner),
+                    None => return false,
+                }
+            }
+            false
+        };
+        let open: Vec<_> = all
+            .iter()
+            .filter(|w| w.id != owner && qs.iter().any(|q| q.matches(w)))
+            .collect();
+        let owned = open.iter().any(|w| owned_by_main(w));
+        Ok(open
+            .into_iter()
+            .filter(|w| !owned || owned_by_main(w))
+            .map(|w| w.id)
+            .collect())
     }
 
     /// Whether the pixels of the place `t` was last found at (in this run) are still on the
