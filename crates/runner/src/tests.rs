@@ -851,7 +851,11 @@ target = { text = "确定", role = "button", window = "^Save As$" }
 /// dialog the flow does not allow is not looked in.
 #[test]
 fn a_check_naming_no_window_also_looks_in_the_main_windows_allowed_dialogs() {
-    for (allowed, owned, passes) in [(true, true, true), (true, false, true), (false, true, false)] {
+    for (allowed, owned, passes) in [
+        (true, true, true),
+        (true, false, true),
+        (false, true, false),
+    ] {
         let b = bench("main");
         {
             let mut w = b.world.borrow_mut();
@@ -860,7 +864,11 @@ fn a_check_naming_no_window_also_looks_in_the_main_windows_allowed_dialogs() {
                 w.dialogs.push(POPUP);
             }
         }
-        let allow = if allowed { r#"allow = ["^提示$"]"# } else { "" };
+        let allow = if allowed {
+            r#"allow = ["^提示$"]"#
+        } else {
+            ""
+        };
         let body = format!(
             r#"{allow}
 [[step]]
@@ -875,7 +883,10 @@ verify = {{ exists = {{ text = "确定" }} }}
             assert_eq!(s.status, "passed", "{s:?}");
         } else {
             // Not verified, the click tried again where the button no longer is: a refusal.
-            assert_eq!(s.status, "paused", "allowed {allowed}, owned {owned}: {s:?}");
+            assert_eq!(
+                s.status, "paused",
+                "allowed {allowed}, owned {owned}: {s:?}"
+            );
         }
     }
 }

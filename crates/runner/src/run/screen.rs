@@ -267,7 +267,10 @@ impl Runner<'_> {
                 Err(e) if e.code == ErrorCode::WindowNotFound => None,
                 Err(e) => return Err(e),
             };
-            let owner = main.as_ref().and_then(|f| f.info.window.as_ref()).map(|w| w.id);
+            let owner = main
+                .as_ref()
+                .and_then(|f| f.info.window.as_ref())
+                .map(|w| w.id);
             let dialogs = match (&t.window, owner) {
                 (None, Some(owner)) => me.allowed_dialogs_of(lf, owner)?,
                 _ => Vec::new(),
