@@ -9,7 +9,7 @@
 //! The rule every case asserts: **no wrong action**. A refusal with a code is acceptable
 //! today; a wrong file, a wrong value, a wrong button pressed fails the test.
 
-use mend_testkit::real::{self, Outcome};
+use mend_testkit::real::{self, EffectState, Outcome};
 use mend_testkit::Desktop;
 use std::io::Write;
 use std::path::PathBuf;
@@ -120,10 +120,28 @@ fn gnome_text_editor_save_as_clicks_a_flat_button() {
 /// contact Save was clicked with that path (LibreOffice refused it). The read-back after
 /// typing sees the lost letter (FIELD_VALUE_WRONG), the step is redone at a typist's pace, and
 /// the copy is written where the flow said, judged by the file.
+///
+/// Under load LibreOffice also rejects a path its field shows whole and right (its own Error
+/// box: "Path to the file does not exist"; seen in 1 run of 3 with two busy loops beside, and
+/// in CI): its dialog was still catching up with the typed folder. Mend refuses that Save
+/// (STEP_NOT_VERIFIED, no file), as it must; such a try is run again once, any other outcome
+/// stands.
 #[test]
 fn lowriter_save_as_types_a_path_its_completion_raced_again() {
-    let o = case("lowriter", "default", "save_as");
+    let mut o = case("lowriter", "default", "save_as");
     completed_or_refused(&o);
+    let rejected_by_the_app = |o: &Outcome| {
+        o.code.as_deref() == Some("STEP_NOT_VERIFIED")
+            && o.effect == EffectState::None
+            && o.steps
+                .last()
+                .is_some_and(|s| s.id == "save" && s.status == "failed")
+            && o.steps.iter().filter(|s| s.status == "passed").count() == 3
+    };
+    if o.verdict == "refused" && rejected_by_the_app(&o) {
+        o = case("lowriter", "default", "save_as");
+        completed_or_refused(&o);
+    }
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
