@@ -52,6 +52,7 @@ fn target_args(
         text: None,
         role: "any".into(),
         near: None,
+        synonyms: vec![],
         offset: None,
         lang: lang.to_string(),
         image,

@@ -23,6 +23,10 @@ pub struct TargetArgs {
     /// A stable label the control sits next to.
     #[arg(long)]
     pub near: Option<String>,
+    /// Another word the control may say (a flow target's `synonyms`: the other language's
+    /// caption); repeat it for more.
+    #[arg(long = "synonym")]
+    pub synonyms: Vec<String>,
     /// Offset from the near label's centre to the control's centre, "DX,DY".
     #[arg(long, allow_hyphen_values = true)]
     pub offset: Option<String>,
@@ -91,7 +95,7 @@ impl TargetArgs {
             offset,
             recorded: None,
             context: None,
-            synonyms: vec![],
+            synonyms: self.synonyms.clone(),
         })
     }
 

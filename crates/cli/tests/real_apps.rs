@@ -339,6 +339,30 @@ fn gv_saves_a_page_picked_by_its_lone_number() {
     }
 }
 
+/// Athena with `shapeStyle: oval` (batch J, issue 31): bitmap's Save popup centres its prompt
+/// `Save file:` over the input (a prompt alone on its row labels the wide input under it), and
+/// its `OK` is a 24×19 oval whose flat lines (12 px) are half a frame's least line: found as a
+/// box when both ends curve out. At first contact 0 of 3 looks; judged by the file written.
+#[test]
+fn bitmap_saves_through_an_oval_ok() {
+    for look in ["default", "big"] {
+        let o = case("bitmap", look, "invert_save_as");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
+/// Qt 5 (batch J, issue 31): DB4S says `Export completed.` in a message box owned by its
+/// export form, over the main window; the flow's last check names no window and is looked for
+/// in the main window and then in its allowed dialogs. At first contact STEP_NOT_VERIFIED
+/// after the file was written, on every look. Judged by the CSV file.
+#[test]
+fn sqlitebrowser_export_is_checked_in_its_message_box() {
+    let o = case("sqlitebrowser", "default", "export_csv");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// A curses spreadsheet in xterm (batch H, issue 31): sc's `P` puts the file and its prompt
 /// line says `File "invoices.sc" written` in a 6×13 font whose dot reads as a comma. A check
 /// holds only on the whole text read exactly; a comma between two letters is a dot there

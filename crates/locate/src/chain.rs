@@ -855,12 +855,28 @@ impl Locator {
             .iter()
             .filter(|n| label_match(n, text).is_none())
             .collect();
+        // A menu is one item of its bar, read on its own: a bar drawn as one box (a GTK 2 menu
+        // bar's frame) would join them all into one caption (`文件(F) 编辑(E) 查看(V) …`) that
+        // means nothing, and a box holding several items is no item's control ([`resolve`]
+        // finds the item's own place).
         let seen: Vec<SeenLabel> = labels
             .iter()
             .filter(|l| !too_wide(l))
-            .map(|l| SeenLabel {
-                text: caption(labels, l),
-                ..l.clone()
+            .map(|l| match (target.role, &l.control) {
+                (Role::Menu, Some(c))
+                    if labels
+                        .iter()
+                        .any(|o| o.line != l.line && c.rect.contains(o.line.center())) =>
+                {
+                    SeenLabel {
+                        control: None,
+                        ..l.clone()
+                    }
+                }
+                _ => SeenLabel {
+                    text: caption(labels, l),
+                    ..l.clone()
+                },
             })
             .filter(|l| !others.iter().any(|n| label_match(n, &l.text).is_some()))
             .collect();
@@ -888,9 +904,33 @@ impl Locator {
                 .collect(),
             _ => seen,
         };
-        let chosen = self.semantic.choose(target, &seen).map_err(Refusal::from)?;
-        Ok(chosen.and_then(|(i, conf)| {
-            let mut c = resolve(scene, &mut self.ocr, &seen[i], target.role, conf)?;
+        // A field's caption that ends in a colon is a label's: where some caption read keeps
+        // one, the matcher is asked among those first (GTK 2's Save dialog: `名称(N):` before
+        // the input and the file list's column header `名称` over its first row both mean Name).
+        let colon = |t: &str| t.contains([':', '：']);
+        let labelled: Vec<SeenLabel> = seen.iter().filter(|l| colon(&l.text)).cloned().collect();
+        let first = if target.role == Role::Field
+            && colon(text)
+            && !labelled.is_empty()
+            && labelled.len() < seen.len()
+        {
+            self.semantic
+                .choose(target, &labelled)
+                .map_err(Refusal::from)?
+                .map(|(i, conf)| (labelled[i].clone(), conf))
+        } else {
+            None
+        };
+        let chosen = match first {
+            Some(c) => Some(c),
+            None => self
+                .semantic
+                .choose(target, &seen)
+                .map_err(Refusal::from)?
+                .map(|(i, conf)| (seen[i].clone(), conf)),
+        };
+        Ok(chosen.and_then(|(l, conf)| {
+            let mut c = resolve(scene, &mut self.ocr, &l, target.role, conf)?;
             c.score = conf;
             Some(c)
         }))
@@ -1269,6 +1309,14 @@ fn candidates(
                 resolve(scene, ocr, &l, target.role, score)
             })
             .collect();
+    }
+    // A field's caption that ends in a colon is a label's (`Name:` before its input); the same
+    // word read without one is another kind of caption (the column header `Name` of a file
+    // list under it, GTK 2's Save dialog). Where some reading keeps the colon, those without
+    // one are not the caption.
+    let colon = |t: &str| t.contains([':', '：']);
+    if target.role == Role::Field && colon(text) && found.iter().any(|c| colon(&c.text)) {
+        found.retain(|c| colon(&c.text));
     }
     found
 }
@@ -1882,13 +1930,15 @@ fn with_colon_captions(
     out
 }
 
-/// `labels` with, for a target of several words, two readings on one row joined where they
-/// say the target together: a reader may cut one line in two at a word space (PP-OCR read sc's
-/// `Default path is "invoices.sc"` as `Default path` and `is "invoices.sc"`). The second must
-/// start within a text height of the first's end, on the same row (their middles within half a
-/// text height), the two, joined by a space, read exactly the target (normalized), and nothing
-/// else read along that row: a bar of captions (a menu bar's `Edit` and `Search`, as far apart
-/// as a terminal's words) is items, not a line cut in two.
+/// `labels` with, for a target of several words, readings on one row joined where they say
+/// the target together: a reader may cut one line at word spaces (PP-OCR read sc's `Default
+/// path is "invoices.sc"` as `Default path` and `is "invoices.sc"`, and a mail's monospace
+/// sentence `Invoice 4710: 75.50 EUR, due 2 April 2027.` in three, 15 px apart at a 14 px
+/// text height). Each next part must start within one and a half text heights of the
+/// previous one's end, on the same row (their middles within half
+/// a text height), the parts, joined by spaces, read exactly the target (normalized), and
+/// nothing else read along that row: a bar of captions (a menu bar's `Edit` and `Search`, as
+/// far apart as a terminal's words) is items, not a line cut in two.
 fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel> {
     let want = normalize(target);
     if !target.trim().contains(char::is_whitespace) {
@@ -1896,28 +1946,50 @@ fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel>
     }
     let same_row = |a: &Rect, b: &Rect| (a.center().y - b.center().y).abs() * 2 <= a.h.max(b.h);
     let mut joined = Vec::new();
-    for a in &labels {
-        for b in &labels {
-            let h = a.line.h.max(b.line.h);
-            let gap = b.line.x - a.line.right();
-            if gap < -2 || gap > h || !same_row(&a.line, &b.line) {
-                continue;
-            }
-            let others = labels
+    for (i, a) in labels.iter().enumerate() {
+        let row: Vec<usize> = (0..labels.len())
+            .filter(|&k| same_row(&labels[k].line, &a.line))
+            .collect();
+        let mut chain = vec![i];
+        loop {
+            let last = &labels[*chain.last().unwrap()];
+            // The part that starts nearest after the last one's end.
+            let next = row
                 .iter()
-                .filter(|o| o.line != a.line && o.line != b.line && same_row(&o.line, &a.line))
-                .count();
-            if others > 0 {
-                continue;
+                .copied()
+                .filter(|k| !chain.contains(k))
+                .filter(|&k| {
+                    let b = &labels[k];
+                    let gap = b.line.x - last.line.right();
+                    let h = last.line.h.max(b.line.h);
+                    gap >= -2 && gap <= h + h / 2
+                })
+                .min_by_key(|&k| labels[k].line.x);
+            let Some(next) = next else { break };
+            chain.push(next);
+            let text = chain
+                .iter()
+                .map(|&k| labels[k].text.trim())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let n = normalize(&text);
+            if n == want {
+                // Nothing else along the row: a bar of items is no line cut in parts.
+                if row.iter().all(|k| chain.contains(k)) {
+                    joined.push(SeenLabel {
+                        text,
+                        line: chain.iter().fold(a.line, |r, &k| r.union(&labels[k].line)),
+                        control: None,
+                        conf: chain
+                            .iter()
+                            .map(|&k| labels[k].conf)
+                            .fold(f32::MAX, f32::min),
+                    });
+                }
+                break;
             }
-            let text = format!("{} {}", a.text.trim(), b.text.trim());
-            if normalize(&text) == want {
-                joined.push(SeenLabel {
-                    text,
-                    line: a.line.union(&b.line),
-                    control: None,
-                    conf: a.conf.min(b.conf),
-                });
+            if n.chars().count() >= want.chars().count() {
+                break;
             }
         }
     }
@@ -2357,7 +2429,7 @@ mod tests {
             ],
             target,
         );
-        assert_eq!(far.len(), 2, "a gap wider than a text height");
+        assert_eq!(far.len(), 2, "a gap wider than one and a half text heights");
         let below = with_words_joined(
             vec![
                 at("Default path", 2, 17, 72),
@@ -2374,6 +2446,28 @@ mod tests {
             target,
         );
         assert_eq!(other.len(), 2, "another text together");
+        // A monospace sentence read in three parts (Sylpheed's message view).
+        let sentence = "Invoice 4710: 75.50 EUR, due 2 April 2027.";
+        let three = with_words_joined(
+            vec![
+                at("Invoice 4710:", 193, 420, 125),
+                at("due 2 April 2027.", 443, 420, 165),
+                at("75.50 EUR,", 333, 421, 96),
+            ],
+            sentence,
+        );
+        assert!(three
+            .iter()
+            .any(|l| l.text == sentence && l.line == Rect::new(193, 420, 415, 12)));
+        let gapped = with_words_joined(
+            vec![
+                at("Invoice 4710:", 193, 420, 125),
+                at("75.50 EUR,", 333, 421, 96),
+                at("due 2 April 2027.", 470, 420, 165),
+            ],
+            sentence,
+        );
+        assert_eq!(gapped.len(), 3, "a part further than a text height");
         // Two titles of a menu bar, as far apart as a terminal's words, among others: items.
         let bar = vec![
             at("File", 12, 7, 32),

@@ -40,6 +40,7 @@ fn role(r: &str) -> Role {
         "menu" => Role::Menu,
         "label" => Role::Label,
         "row" => Role::Row,
+        "text" => Role::Text,
         "any" => Role::Any,
         other => panic!("unknown role {other}"),
     }
@@ -91,13 +92,35 @@ fn locator() -> Locator {
 }
 
 fn find(loc: &mut Locator, frame: &Frame, text: &str, role: Role) -> Result<Located, ErrorCode> {
+    find_as(loc, frame, text, role, &[])
+}
+
+/// [`find`] with the flow's other words for the caption (`synonyms`: the other language's).
+fn find_as(
+    loc: &mut Locator,
+    frame: &Frame,
+    text: &str,
+    role: Role,
+    synonyms: &[String],
+) -> Result<Located, ErrorCode> {
     let target = Target {
         text: Some(text.to_string()),
         role,
+        synonyms: synonyms.to_vec(),
         ..Target::default()
     };
     loc.locate(frame, &target, &Recorded::default())
         .map_err(|r| r.error.code)
+}
+
+/// A truth entry's `synonyms`, as a flow's target gives them.
+fn synonyms(t: &Value) -> Vec<String> {
+    t["synonyms"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect()
 }
 
 /// A located box judged against the truth: the box of that control, or wrong. A refusal is a miss.
@@ -132,7 +155,13 @@ fn score(loc: &mut Locator, s: &Screen) -> Score {
     let mut sc = Score::default();
     for t in s.truth["targets"].as_array().unwrap() {
         let label = t["label"].as_str().unwrap();
-        let r = find(loc, &s.frame, label, role(t["role"].as_str().unwrap()));
+        let r = find_as(
+            loc,
+            &s.frame,
+            label,
+            role(t["role"].as_str().unwrap()),
+            &synonyms(t),
+        );
         sc.targets += 1;
         let mut truth = vec![rect(&t["box"])];
         truth.extend(t["also"].as_array().into_iter().flatten().map(rect));
@@ -150,7 +179,13 @@ fn score(loc: &mut Locator, s: &Screen) -> Score {
         let label = n["label"].as_str().unwrap();
         let want = n["code"].as_str().unwrap();
         sc.refusals += 1;
-        match find(loc, &s.frame, label, role(n["role"].as_str().unwrap())) {
+        match find_as(
+            loc,
+            &s.frame,
+            label,
+            role(n["role"].as_str().unwrap()),
+            &synonyms(n),
+        ) {
             Err(c) if c.as_str() == want => sc.refused_ok += 1,
             Err(c) => sc
                 .missed

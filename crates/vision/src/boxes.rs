@@ -423,7 +423,10 @@ fn control_rects(g: &GrayImage) -> Vec<Rect> {
 }
 
 fn frames(g: &GrayImage, min_w: i32, min_h: i32, max_h: i32, cut_through: bool) -> Vec<Rect> {
-    let runs = h_runs(g, min_w);
+    // A control's frame may be an oval (Athena's `shapeStyle: oval` around a short caption:
+    // `OK` in a 24×19 ellipse whose flat top is 12 px): for controls, runs half as long pair
+    // too, when both sides curve out from their ends and the whole is `min_w` wide.
+    let runs = h_runs(g, if cut_through { min_w / 2 } else { min_w });
     let mut rects: Vec<Rect> = Vec::new();
     for (i, top) in runs.iter().enumerate() {
         for (j, bot) in runs.iter().enumerate().skip(i + 1) {
@@ -453,6 +456,21 @@ fn frames(g: &GrayImage, min_w: i32, min_h: i32, max_h: i32, cut_through: bool) 
                 continue;
             }
             let (y0, y1) = (top.y + 1, bot.y);
+            if x1 - x0 + 1 < min_w {
+                // Short lines: an oval's, or nothing. Both ends are arcs traced out as far as
+                // half the height, and what they close is a control's width.
+                let reach = ((y1 - y0 + 1) / 2).min(16);
+                let (Some(left), Some(right)) = (
+                    trace_side(g, x0, -1, y0, y1, reach),
+                    trace_side(g, x1, 1, y0, y1, reach).map(|x| x + 1),
+                ) else {
+                    continue;
+                };
+                if right - left >= min_w && x0 - left >= 2 && right - x1 >= 3 {
+                    rects.push(Rect::new(left, y0, right - left, y1 - y0 + 1));
+                }
+                continue;
+            }
             // Rounded corners cut a small frame's lines short by a larger share of its width.
             let reach = if x1 - x0 < MIN_W { 4 } else { (x1 - x0) / 4 };
             let (Some(left), Some(right)) = (
@@ -552,6 +570,85 @@ mod tests {
         assert!(
             boxes.iter().any(|b| b.rect.iou(&key) > 0.8),
             "no frame in {boxes:?}"
+        );
+    }
+
+    /// Athena's `OK` in its oval (`shapeStyle: oval`), as bitmap draws it: 24×19, the flat
+    /// top and bottom 12 px. Its top-left at (x + 1, y + 1).
+    const OVAL_OK: [&str; 21] = [
+        "..........................",
+        ".......############.......",
+        ".....###..........###.....",
+        "....##..............##....",
+        "...#..................#...",
+        "..##..................##..",
+        "..#....####..##...#....#..",
+        ".##...##..##.##..##....##.",
+        ".#....##..##.##.##......#.",
+        ".#....##..##.####.......#.",
+        ".#....##..##.###........#.",
+        ".#....##..##.####.......#.",
+        ".#....##..##.##.##......#.",
+        ".##...##..##.##..##....##.",
+        "..#....####..##...#....#..",
+        "..##..................##..",
+        "...#..................#...",
+        "....##..............##....",
+        ".....###..........###.....",
+        ".......############.......",
+        "..........................",
+    ];
+
+    fn draw(img: &mut RgbaImage, x: u32, y: u32, art: &[&str]) {
+        for (dy, row) in art.iter().enumerate() {
+            for (dx, c) in row.chars().enumerate() {
+                if c == '#' {
+                    img.put_pixel(x + dx as u32, y + dy as u32, Rgba([0, 0, 0, 255]));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_caption_in_an_oval_is_a_box_and_a_small_ring_or_two_short_lines_are_not() {
+        let mut img = RgbaImage::from_pixel(200, 80, Rgba([255, 255, 255, 255]));
+        // `OK` in its 24×19 oval: its flat top and bottom are 12 px, half a frame's line.
+        draw(&mut img, 9, 19, &OVAL_OK);
+        let ok = Rect::new(10, 20, 24, 19);
+        // A radio button's ring, 13 px: no control box (too small for a caption's frame).
+        draw(
+            &mut img,
+            60,
+            22,
+            &[
+                "....#####....",
+                "..##.....##..",
+                ".#.........#.",
+                ".#.........#.",
+                "#...........#",
+                "#...........#",
+                "#...........#",
+                "#...........#",
+                "#...........#",
+                ".#.........#.",
+                ".#.........#.",
+                "..##.....##..",
+                "....#####....",
+            ],
+        );
+        // An oval's top and bottom lines with no curved ends (a big `=`, two rules): no box.
+        for x in 100..112 {
+            img.put_pixel(x, 20, Rgba([0, 0, 0, 255]));
+            img.put_pixel(x, 38, Rgba([0, 0, 0, 255]));
+        }
+        let boxes = find_control_boxes(&img);
+        assert!(
+            boxes.iter().any(|b| b.rect.iou(&ok) > 0.8),
+            "the oval: {boxes:?}"
+        );
+        assert!(
+            boxes.iter().all(|b| b.rect.x < 50),
+            "a ring or two short lines taken for a control: {boxes:?}"
         );
     }
 
