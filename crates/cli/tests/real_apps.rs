@@ -352,6 +352,33 @@ fn bitmap_saves_through_an_oval_ok() {
     }
 }
 
+/// GTK 2 (batch J, issue 31): Sylpheed's message table tints every other row, its message
+/// view's monospace sentence is read in three parts (the click's verify looks for it whole),
+/// its Save dialog's `Name:` sits over a file list headed `Name`, and in Chinese its menu bar
+/// is one box whose items the meaning rung read as one caption. At first contact 0 of 3 looks;
+/// default and zh complete, judged by the message saved.
+#[test]
+fn sylpheed_saves_a_message_found_on_a_tinted_row() {
+    for look in ["default", "zh"] {
+        let o = case("sylpheed", look, "save_message");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
+/// Tk 8.6 themed widgets (batch H, issue 31): git gui's commit message box is framed with a
+/// horizontal scroll bar inside its foot, and ttk's clam draws a 4 px bevel: the ground met at
+/// its middle stops short of the frame, which once made it a list (clam and zh refused since
+/// ed08538). Judged by the commit made.
+#[test]
+fn git_gui_commits_into_a_framed_box_with_a_scroll_bar() {
+    for look in ["clam", "zh"] {
+        let o = case("git-gui", look, "commit");
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
 /// Qt 5 (batch J, issue 31): DB4S says `Export completed.` in a message box owned by its
 /// export form, over the main window; the flow's last check names no window and is looked for
 /// in the main window and then in its allowed dialogs. At first contact STEP_NOT_VERIFIED

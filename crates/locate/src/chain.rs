@@ -1257,6 +1257,15 @@ fn candidates(
             c
         })
         .collect();
+    // The target's caption read exactly somewhere: a reading that only resembles it is
+    // another caption (git gui's 已缓存的改动, "staged", one ideograph from 未缓存的改动,
+    // "unstaged"), never this target, whether or not the exact one has a control of the role.
+    if labels
+        .iter()
+        .any(|l| label_match(text, &caption(labels, l)) == Some(1.0))
+    {
+        found.retain(|c| label_match(text, &c.text) == Some(1.0));
+    }
     // A short caption (OK, Yes) read as its look-alikes (`0K`, `QK`, an icon before it read
     // as an ideograph: `企QK`): taken where its ink has the caption's shape — looked for only
     // when no reading matched.

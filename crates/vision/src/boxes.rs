@@ -284,8 +284,11 @@ pub fn framed_area_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
     let area = Rect::new(l, t, r - l + 1, b - t + 1);
     // The ground reaches the frame's top and bottom: where something stands across the middle
     // column (a list's first row, selected), the white under it is no area of its own but
-    // the rest of a list — KIO's file list under its `Name` column header.
-    let whole_height = t - frame.y <= 3 && frame.bottom() - 1 - b <= 3;
+    // the rest of a list — KIO's file list under its `Name` column header; a bevel of a few
+    // pixels is no row (ttk's clam draws 4). Under it, the ground may stop at a horizontal
+    // scroll bar inside the frame, two text heights at most (Tk's commit message box in git
+    // gui).
+    let whole_height = t - frame.y <= 3.max(h / 3) && frame.bottom() - 1 - b <= 3.max(2 * h);
     (whole_height && area.w >= 10 * h && area.h >= 3 * h).then_some(area)
 }
 
