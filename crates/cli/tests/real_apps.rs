@@ -57,6 +57,15 @@ fn completed_or_refused(o: &Outcome) {
     }
 }
 
+/// The case completes on each of `looks` (no wrong effect on any), judged from outside.
+fn completes_on(app: &str, task: &str, looks: &[&str]) {
+    for look in looks {
+        let o = case(app, look, task);
+        completed_or_refused(&o);
+        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
+    }
+}
+
 /// Negative: the flow names "Delete", the box offers "Delete All" and "Cancel". Refused, and
 /// nothing pressed (xmessage prints the button it got).
 #[test]
@@ -98,11 +107,7 @@ fn xfwrite_save_as_completes() {
 /// (the readers disagreed there at first) too.
 #[test]
 fn doublecmd_mkdir_clicks_an_ok_drawn_with_an_icon() {
-    for look in ["default", "dark"] {
-        let o = case("doublecmd", look, "mkdir");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("doublecmd", "mkdir", &["default", "dark"]);
 }
 
 /// GTK 4 (issue 31, batch D): GNOME Text Editor's file chooser draws Save and Cancel flat — a
@@ -152,11 +157,7 @@ fn lowriter_save_as_types_a_path_its_completion_raced_again() {
 /// looks completed; default and a 1.5× DPI look (a 16 px cell) complete, judged by the file.
 #[test]
 fn emacs_save_as_types_into_its_minibuffer_prompt() {
-    for look in ["default", "dpi144"] {
-        let o = case("emacs-lucid", look, "save_as");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("emacs-lucid", "save_as", &["default", "dpi144"]);
 }
 
 /// ScummVM's own GUI, drawn by its engine on SDL 2 (issue 31, batch F): the window never stops
@@ -191,11 +192,7 @@ fn xfig_save_as_chooses_from_a_menu_held_open() {
 /// At first contact 0 of 4 looks completed; default and dark complete, judged by the file.
 #[test]
 fn kwrite_save_as_passes_breeze_icons_and_its_combo_box() {
-    for look in ["default", "dark"] {
-        let o = case("kwrite", look, "save_as");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("kwrite", "save_as", &["default", "dark"]);
 }
 
 /// wxGTK (issue 31, batch D): Poedit's entry is a list row (white on the selection bar; the
@@ -204,11 +201,7 @@ fn kwrite_save_as_passes_breeze_icons_and_its_combo_box() {
 /// the row; default and dark complete, judged by the saved catalog.
 #[test]
 fn poedit_translate_finds_a_row_and_an_unframed_text_area() {
-    for look in ["default", "dark"] {
-        let o = case("poedit", look, "translate");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("poedit", "translate", &["default", "dark"]);
 }
 
 /// GNUstep (issue 31, batch C): TextEdit's main menu is a floating window that never takes
@@ -319,11 +312,7 @@ fn winemine_custom_board_completes() {
 /// batch file appends.
 #[test]
 fn wineconsole_prompts_are_answered_where_the_cursor_stands() {
-    for look in ["default", "font"] {
-        let o = case("wineconsole", look, "enter_invoice");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("wineconsole", "enter_invoice", &["default", "font"]);
 }
 
 /// Xaw3d (batch I, issue 31): gv's page list is a column of one-glyph page numbers no
@@ -332,11 +321,7 @@ fn wineconsole_prompts_are_answered_where_the_cursor_stands() {
 /// shape, says nothing against it. At first contact 0 of 3 looks. Judged by the page saved.
 #[test]
 fn gv_saves_a_page_picked_by_its_lone_number() {
-    for look in ["default", "font"] {
-        let o = case("gv", look, "save_page");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("gv", "save_page", &["default", "font"]);
 }
 
 /// Athena with `shapeStyle: oval` (batch J, issue 31): bitmap's Save popup centres its prompt
@@ -345,11 +330,7 @@ fn gv_saves_a_page_picked_by_its_lone_number() {
 /// box when both ends curve out. At first contact 0 of 3 looks; judged by the file written.
 #[test]
 fn bitmap_saves_through_an_oval_ok() {
-    for look in ["default", "big"] {
-        let o = case("bitmap", look, "invert_save_as");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("bitmap", "invert_save_as", &["default", "big"]);
 }
 
 /// GTK 2 (batch J, issue 31): Sylpheed's message table tints every other row, its message
@@ -359,11 +340,7 @@ fn bitmap_saves_through_an_oval_ok() {
 /// default and zh complete, judged by the message saved.
 #[test]
 fn sylpheed_saves_a_message_found_on_a_tinted_row() {
-    for look in ["default", "zh"] {
-        let o = case("sylpheed", look, "save_message");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("sylpheed", "save_message", &["default", "zh"]);
 }
 
 /// Tk 8.6 themed widgets (batch H, issue 31): git gui's commit message box is framed with a
@@ -372,11 +349,7 @@ fn sylpheed_saves_a_message_found_on_a_tinted_row() {
 /// ed08538). Judged by the commit made.
 #[test]
 fn git_gui_commits_into_a_framed_box_with_a_scroll_bar() {
-    for look in ["clam", "zh"] {
-        let o = case("git-gui", look, "commit");
-        completed_or_refused(&o);
-        assert_eq!(o.verdict, "completed", "{look}: {o:?}");
-    }
+    completes_on("git-gui", "commit", &["clam", "zh"]);
 }
 
 /// Qt 5 (batch J, issue 31): DB4S says `Export completed.` in a message box owned by its

@@ -907,10 +907,13 @@ impl Locator {
         // A field's caption that ends in a colon is a label's: where some caption read keeps
         // one, the matcher is asked among those first (GTK 2's Save dialog: `名称(N):` before
         // the input and the file list's column header `名称` over its first row both mean Name).
-        let colon = |t: &str| t.contains([':', '：']);
-        let labelled: Vec<SeenLabel> = seen.iter().filter(|l| colon(&l.text)).cloned().collect();
+        let labelled: Vec<SeenLabel> = seen
+            .iter()
+            .filter(|l| has_colon(&l.text))
+            .cloned()
+            .collect();
         let first = if target.role == Role::Field
-            && colon(text)
+            && has_colon(text)
             && !labelled.is_empty()
             && labelled.len() < seen.len()
         {
@@ -1323,11 +1326,15 @@ fn candidates(
     // word read without one is another kind of caption (the column header `Name` of a file
     // list under it, GTK 2's Save dialog). Where some reading keeps the colon, those without
     // one are not the caption.
-    let colon = |t: &str| t.contains([':', '：']);
-    if target.role == Role::Field && colon(text) && found.iter().any(|c| colon(&c.text)) {
-        found.retain(|c| colon(&c.text));
+    if target.role == Role::Field && has_colon(text) && found.iter().any(|c| has_colon(&c.text)) {
+        found.retain(|c| has_colon(&c.text));
     }
     found
+}
+
+/// Whether a caption holds a colon, Latin or full-width (`Name:`, `名称：`): a label's mark.
+fn has_colon(t: &str) -> bool {
+    t.contains([':', '：'])
 }
 
 /// `text` as one item of a menu bar read as one line `l`: the window's topmost line of text,
