@@ -32,6 +32,13 @@ const DET_MIN_SIDE: f32 = 736.0;
 const DET_MAX_UP: f32 = 2.0;
 /// Nor larger than this on its longer side.
 const DET_MAX_SIDE: f32 = 2400.0;
+/// A region at least this large on its shorter side is a window or most of one: its text is
+/// drawn at a size the detector finds as it is (the upscale to [`DET_MIN_SIDE`] cost 3× the
+/// time and twice the memory there, and found no more: BENCHMARKS.md, issue 32).
+const DET_WINDOW_SIDE: u32 = 160;
+/// Unless that text is small: lines whose median core is shorter than this (a terminal's
+/// 6×13-class font) are looked for again upscaled, as a strip is.
+const DET_SMALL_TEXT: i32 = 10;
 /// A line is read padded to this width at least; a glyph alone to [`GLYPH_MIN_W`].
 const LINE_MIN_W: u32 = 64;
 /// Lines read in one run of the recogniser, at most.
@@ -217,10 +224,28 @@ impl PpOcr {
         Ok(out.into_iter().map(|r| r.unwrap_or_default()).collect())
     }
 
-    /// Text boxes in `img`, each with the detector's mean probability, top to bottom.
+    /// Text boxes in `img`, each with the detector's mean probability, top to bottom. A window
+    /// is seen at its own size first, and upscaled only when what that finds is small text
+    /// or nothing.
     fn detect(&mut self, img: &RgbImage) -> Result<Vec<TextBox>, MendError> {
         let (w, h) = img.dimensions();
-        let (dw, dh) = det_size(w, h);
+        if w.min(h) >= DET_WINDOW_SIDE {
+            let round = |v: u32| (v.div_ceil(32) * 32).max(32);
+            let boxes = self.detect_at(img, (round(w), round(h)))?;
+            if !small_text(&boxes) {
+                return Ok(boxes);
+            }
+        }
+        self.detect_at(img, det_size(w, h))
+    }
+
+    /// Text boxes in `img` as the detector sees it resized to `(dw, dh)`.
+    fn detect_at(
+        &mut self,
+        img: &RgbImage,
+        (dw, dh): (u32, u32),
+    ) -> Result<Vec<TextBox>, MendError> {
+        let (w, h) = img.dimensions();
         let small = imageops::resize(img, dw, dh, imageops::FilterType::Triangle);
         let input = Tensor::from_array(([1usize, 3, dh as usize, dw as usize], planes(&small)))
             .map_err(|e| err(format!("detector input: {e}")))?;
@@ -373,6 +398,14 @@ pub(crate) fn det_size(w: u32, h: u32) -> (u32, u32) {
     }
     let round = |v: u32| (((v as f32 * ratio) / 32.0).round() as u32 * 32).max(32);
     (round(w), round(h))
+}
+
+/// Whether boxes found at a window's own size are too small a text (or none) to trust the
+/// detector there: the median core height under [`DET_SMALL_TEXT`].
+fn small_text(boxes: &[TextBox]) -> bool {
+    let mut hs: Vec<i32> = boxes.iter().map(|b| b.core.h).collect();
+    hs.sort_unstable();
+    hs.get(hs.len() / 2).is_none_or(|&m| m < DET_SMALL_TEXT)
 }
 
 /// DB post-processing on a probability map of `w`×`h`: the connected blobs above [`THRESH`]
@@ -820,6 +853,24 @@ mod tests {
         // A wide screen kept under the long side's limit.
         let (w, h) = det_size(3000, 700);
         assert!(w <= 2400 && h % 32 == 0, "{w}×{h}");
+    }
+
+    #[test]
+    fn a_window_of_small_text_or_none_is_looked_at_again_upscaled() {
+        let boxes = |hs: &[i32]| -> Vec<TextBox> {
+            hs.iter()
+                .map(|&h| TextBox {
+                    grown: Rect::new(0, 0, 40, h + 4),
+                    core: Rect::new(2, 2, 36, h),
+                    score: 0.9,
+                })
+                .collect()
+        };
+        // A Qt dialog's 9 pt text (cores 11–14 px) is found at the window's size.
+        assert!(!small_text(&boxes(&[11, 12, 12, 13, 14])));
+        // A terminal's 6×13 font (cores 7–9 px), or nothing found: upscaled.
+        assert!(small_text(&boxes(&[7, 8, 8, 9, 12])));
+        assert!(small_text(&[]));
     }
 
     #[test]
