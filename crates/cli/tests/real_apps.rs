@@ -454,6 +454,17 @@ fn mousepad_zh_save_as_read_by_ppocr() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// PP-OCR reads a Chinese KDE menu whose items carry icons in a gutter (文件(F) ▸ 另存为(A)...,
+/// Breeze's monochrome icons; the toolbar's own 另存为 under the open menu), then KIO's file
+/// dialog (名称(N)：, 保存(S)), for the flow written on the English UI. Completes; judged by the
+/// file. Refused LOCATOR_NOT_FOUND at 另存为 before the gutter rule (the item read `B 另存为(A)...`).
+#[test]
+fn kwrite_zh_save_as_through_a_menu_with_icons_read_by_ppocr() {
+    let o = case_read_by_ppocr("kwrite", "zh", "save_as");
+    completed_or_refused(&o);
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// `case` on a desktop with an accessibility bus (AT-SPI's, on the desktop's session bus), the
 /// app's toolkit bridge on: the structural rung names the controls, the pixels confirm them.
 fn case_with_tree(app: &str, look: &str, task: &str) -> Outcome {

@@ -912,15 +912,28 @@ impl Locator {
             .filter(|l| has_colon(&l.text))
             .cloned()
             .collect();
-        let first = if target.role == Role::Field
-            && has_colon(text)
-            && !labelled.is_empty()
-            && labelled.len() < seen.len()
-        {
+        // A menu item sought while a menu is open is asked among that menu's items first (as
+        // the fuzzy rung prefers them, [`among_menus`]): KWrite's 文件 menu holds 另存为(A)...
+        // under the toolbar's own 另存为 button, both meaning Save As.
+        let in_menu: Vec<SeenLabel> = seen
+            .iter()
+            .filter(|_| target.role == Role::Menu)
+            .filter(|l| {
+                let popups = &scene.frame.info.popups;
+                popups.iter().any(|p| p.contains(l.line.center()))
+            })
+            .cloned()
+            .collect();
+        let narrower = if target.role == Role::Field && has_colon(text) {
+            labelled
+        } else {
+            in_menu
+        };
+        let first = if !narrower.is_empty() && narrower.len() < seen.len() {
             self.semantic
-                .choose(target, &labelled)
+                .choose(target, &narrower)
                 .map_err(Refusal::from)?
-                .map(|(i, conf)| (labelled[i].clone(), conf))
+                .map(|(i, conf)| (narrower[i].clone(), conf))
         } else {
             None
         };

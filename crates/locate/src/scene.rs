@@ -248,6 +248,44 @@ fn without_icons(lines: Vec<Line>, img: &RgbaImage) -> Vec<Line> {
     out
 }
 
+/// A menu's items are captions in one column, their icons in a gutter left of it (Qt, GTK,
+/// Win32 alike): a first word that lies wholly left of the column where most of the menu's
+/// lines begin, on a line whose next word begins at that column, is the item's icon read as
+/// a glyph (KWrite's 另存为(A)... read `B 另存为(A)...`), no part of its caption.
+fn without_gutter(lines: Vec<Line>) -> Vec<Line> {
+    let starts: Vec<i32> = lines.iter().map(|l| l.rect.x).collect();
+    match menu_column(&starts) {
+        Some(column) => lines
+            .into_iter()
+            .flat_map(|l| out_of_gutter(l, column))
+            .collect(),
+        None => lines,
+    }
+}
+
+/// The column of a menu's captions: the start most lines share (within 3 px), taken by at
+/// least three lines and by more lines than any other start.
+fn menu_column(starts: &[i32]) -> Option<i32> {
+    let near = |x: i32| starts.iter().filter(|&&o| (o - x).abs() <= 3).count();
+    starts
+        .iter()
+        .copied()
+        .max_by_key(|&x| (near(x), -x))
+        .filter(|&x| near(x) >= 3)
+}
+
+/// `l` without a first word in the gutter left of `column` (see [`without_gutter`]).
+fn out_of_gutter(l: Line, column: i32) -> Vec<Line> {
+    let in_gutter = l.words.len() >= 2
+        && l.words[0].rect.right() < column - 1
+        && (l.words[1].rect.x - column).abs() <= 3;
+    if in_gutter {
+        join_lines(&l.words[1..], 100.0)
+    } else {
+        vec![l]
+    }
+}
+
 /// The bracket that closes `open` in a terminal UI's text button.
 fn closing(open: char) -> Option<char> {
     match open {
@@ -715,7 +753,7 @@ impl<'a> Scene<'a> {
             )?;
             if !own.is_empty() {
                 lines.retain(|l| !p.contains(l.rect.center()));
-                lines.extend(own);
+                lines.extend(without_gutter(own));
             }
         }
         let boxes = self.boxes().to_vec();
@@ -1005,6 +1043,21 @@ impl<'a> Scene<'a> {
         let first = self.window_labels(ocr)?;
         let text_h = labels_text_height(&first);
         let tallest = control_height(text_h.unwrap_or(0));
+        // An open menu's caption column: a strip read again reaches left into its icons.
+        let columns: Vec<(Rect, i32)> = self
+            .frame
+            .info
+            .popups
+            .iter()
+            .filter_map(|p| {
+                let starts: Vec<i32> = first
+                    .iter()
+                    .filter(|l| p.contains(l.line.center()))
+                    .map(|l| l.line.x)
+                    .collect();
+                menu_column(&starts).map(|c| (*p, c))
+            })
+            .collect();
         let mut out = Vec::new();
         for l in first {
             if l.control.is_some() {
@@ -1036,7 +1089,13 @@ impl<'a> Scene<'a> {
                 }
                 None => (strip, strip.h),
             };
-            let again = ocr.read_lines(&self.frame.image, strip, line_ocr(size * 2))?;
+            let mut again = ocr.read_lines(&self.frame.image, strip, line_ocr(size * 2))?;
+            if let Some(&(_, column)) = columns.iter().find(|(p, _)| p.contains(l.line.center())) {
+                again = again
+                    .into_iter()
+                    .flat_map(|a| out_of_gutter(a, column))
+                    .collect();
+            }
             if again.is_empty() {
                 out.push(l);
             } else {
@@ -1307,6 +1366,57 @@ mod tests {
 
     /// "K OK >" where the "K" is drawn as the mirror of the ">" is "< OK >", a text button; a
     /// line whose first glyph really is a K is left as it was read.
+    #[test]
+    fn an_icon_in_a_menus_gutter_is_no_part_of_its_caption() {
+        let word = |t: &str, x: i32, w: i32| Word {
+            text: t.into(),
+            rect: Rect::new(x, 100, w, 14),
+            conf: 90.0,
+            line_key: (0, 0, 0),
+        };
+        let line = |ws: Vec<Word>, y: i32| {
+            let words: Vec<Word> = ws
+                .into_iter()
+                .map(|mut w| {
+                    w.rect.y = y;
+                    w
+                })
+                .collect();
+            let rect = words[1..]
+                .iter()
+                .fold(words[0].rect, |r, w| r.union(&w.rect));
+            let text = words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            Line {
+                text,
+                rect,
+                conf: 90.0,
+                words,
+            }
+        };
+        let menu = vec![
+            line(vec![word("保存(S)", 34, 42)], 159),
+            line(vec![word("B", 13, 9), word("另存为(A)...", 34, 68)], 185),
+            line(vec![word("副本另存为(C)...", 34, 96)], 237),
+            line(vec![word("全部保存(L)", 33, 70)], 262),
+            // A check mark's item that starts in the gutter as a whole is kept as read.
+            line(vec![word("Wrap", 14, 30)], 288),
+        ];
+        let texts: Vec<String> = without_gutter(menu).into_iter().map(|l| l.text).collect();
+        assert!(texts.contains(&"另存为(A)...".to_string()), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.starts_with('B')), "{texts:?}");
+        assert!(texts.contains(&"Wrap".to_string()), "{texts:?}");
+        // Lines with no shared column (a dialog's text) are left as they are.
+        let loose = vec![
+            line(vec![word("B", 13, 9), word("Save", 34, 30)], 10),
+            line(vec![word("Name", 80, 30)], 40),
+        ];
+        assert_eq!(without_gutter(loose)[0].text, "B Save");
+    }
+
     #[test]
     fn a_misread_bracket_is_known_by_its_shape() {
         let open = [
