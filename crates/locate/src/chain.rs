@@ -907,27 +907,22 @@ impl Locator {
         // A field's caption that ends in a colon is a label's: where some caption read keeps
         // one, the matcher is asked among those first (GTK 2's Save dialog: `名称(N):` before
         // the input and the file list's column header `名称` over its first row both mean Name).
-        let labelled: Vec<SeenLabel> = seen
-            .iter()
-            .filter(|l| has_colon(&l.text))
-            .cloned()
-            .collect();
         // A menu item sought while a menu is open is asked among that menu's items first (as
         // the fuzzy rung prefers them, [`among_menus`]): KWrite's 文件 menu holds 另存为(A)...
         // under the toolbar's own 另存为 button, both meaning Save As.
-        let in_menu: Vec<SeenLabel> = seen
-            .iter()
-            .filter(|_| target.role == Role::Menu)
-            .filter(|l| {
-                let popups = &scene.frame.info.popups;
-                popups.iter().any(|p| p.contains(l.line.center()))
-            })
-            .cloned()
-            .collect();
-        let narrower = if target.role == Role::Field && has_colon(text) {
-            labelled
-        } else {
-            in_menu
+        let popups = &scene.frame.info.popups;
+        let narrower: Vec<SeenLabel> = match target.role {
+            Role::Field if has_colon(text) => seen
+                .iter()
+                .filter(|l| has_colon(&l.text))
+                .cloned()
+                .collect(),
+            Role::Menu => seen
+                .iter()
+                .filter(|l| popups.iter().any(|p| p.contains(l.line.center())))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
         };
         let first = if !narrower.is_empty() && narrower.len() < seen.len() {
             self.semantic

@@ -1364,8 +1364,6 @@ mod tests {
         }
     }
 
-    /// "K OK >" where the "K" is drawn as the mirror of the ">" is "< OK >", a text button; a
-    /// line whose first glyph really is a K is left as it was read.
     #[test]
     fn an_icon_in_a_menus_gutter_is_no_part_of_its_caption() {
         let word = |t: &str, x: i32, w: i32| Word {
@@ -1417,6 +1415,8 @@ mod tests {
         assert_eq!(without_gutter(loose)[0].text, "B Save");
     }
 
+    /// "K OK >" where the "K" is drawn as the mirror of the ">" is "< OK >", a text button; a
+    /// line whose first glyph really is a K is left as it was read.
     #[test]
     fn a_misread_bracket_is_known_by_its_shape() {
         let open = [
