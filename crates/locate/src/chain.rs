@@ -27,6 +27,11 @@ pub struct Refusal {
     /// frame: the caption's box. A blinking caret is on in another frame; a caller that can
     /// look again when it is on ([`mend_vision::prompt_input`]) finds the input then.
     pub caret_awaited: Option<Rect>,
+    /// Not found, but the button's caption was read exactly here, once, on no control of its
+    /// own (a flat button drawn like a label: Tk's `relief flat`): the caption's box. A caller
+    /// that can move the pointer over it and look again sees whether it lights up as a button
+    /// does ([`mend_vision::lit_by_hover`]); nothing is clicked to find out.
+    pub hover_asked: Option<Rect>,
 }
 
 impl From<MendError> for Refusal {
@@ -35,6 +40,7 @@ impl From<MendError> for Refusal {
             error,
             candidates: vec![],
             caret_awaited: None,
+            hover_asked: None,
         }
     }
 }
@@ -45,6 +51,7 @@ impl Refusal {
             error: MendError::new(code, msg),
             candidates,
             caret_awaited: None,
+            hover_asked: None,
         }
     }
 }
@@ -351,11 +358,17 @@ impl Locator {
             _ => r,
         };
         let caret_awaited = scene.caret_awaited;
+        // One place to hover, or none: two bare captions alike are for a person to tell apart.
+        let mut hover = std::mem::take(&mut scene.hover_asked);
+        hover.dedup_by(|a, b| a.iou(b) > 0.5);
         self.cache = scene.into_cache();
         // A refusal says what the tree saw too, when the window has one.
         r.map_err(|mut e| {
             if e.error.code == ErrorCode::LocatorNotFound && e.candidates.is_empty() {
                 e.caret_awaited = caret_awaited;
+                if let [one] = hover.as_slice() {
+                    e.hover_asked = Some(*one);
+                }
             }
             if let Some(why) = self.tree_said.take() {
                 e.error
@@ -576,7 +589,7 @@ impl Locator {
                         .quarter_labels(&mut self.ocr, labels)
                         .map_err(ocr_err)?;
                 }
-                let with_captions = with_colon_captions(&labels, text, &scene.frame.image);
+                let with_captions = with_colon_captions(&labels, &[text], &scene.frame.image);
                 // A menu is one item: two titles side by side are two menus, never one.
                 let with_captions = if target.role == Role::Menu {
                     with_captions
@@ -613,7 +626,7 @@ impl Locator {
             if !labels.iter().any(|l| label_match(near, &l.text).is_some()) {
                 labels = scene.reread_labels(&mut self.ocr).map_err(ocr_err)?;
             }
-            let labels = with_colon_captions(&labels, near, &scene.frame.image);
+            let labels = with_colon_captions(&labels, &[near], &scene.frame.image);
             let anchors: Vec<&SeenLabel> = labels
                 .iter()
                 .filter(|l| label_match(near, &caption(&labels, l)).is_some() && !too_wide(l))
@@ -850,6 +863,12 @@ impl Locator {
         if self.no_meaning {
             return Ok(None);
         }
+        // A caption the flow gives in words of its own (`要写入的文件名：` for `File Name to
+        // Write:`) read with its value on one line: the part up to its colon.
+        let wanted: Vec<&str> = std::iter::once(text)
+            .chain(target.synonyms.iter().map(String::as_str))
+            .collect();
+        let labels = &with_colon_captions(labels, &wanted, &scene.frame.image);
         let others: Vec<&String> = self
             .flow_names
             .iter()
@@ -880,6 +899,23 @@ impl Locator {
             })
             .filter(|l| !others.iter().any(|n| label_match(n, &l.text).is_some()))
             .collect();
+        // One caption read twice at one place (a window's reading and a strip's, or two
+        // passes; `文件(F)` and `文件`, its mnemonic dropped) is one label, not two controls
+        // that both fit.
+        let mut seen = seen;
+        let mut i = 0;
+        while i < seen.len() {
+            let (a, b) = (seen[i].line, &seen);
+            let twin = (0..i).any(|j| {
+                (b[j].line.contains(a.center()) || a.contains(b[j].line.center()))
+                    && normalize(&b[j].text) == normalize(&b[i].text)
+            });
+            if twin {
+                seen.remove(i);
+            } else {
+                i += 1;
+            }
+        }
         // A field's label is the label of a field: a text with no field beside it (a list's
         // column header 名称 above the file list, beside the label 名称(N): of the name field)
         // is no answer, so it cannot make the label ambiguous.
@@ -1803,10 +1839,31 @@ fn resolve(
                     role: Role::Button,
                     score,
                 });
+            } else if role == Role::Button
+                && l.control.is_none()
+                && mend_vision::key_badge(&scene.frame.image, l.line).is_some()
+            {
+                // A text UI's shortcut item: its key in reverse video, the caption beside it
+                // (nano's `^O Write Out`); a click on either presses it. The caption is what
+                // is clicked, and what a second reader is asked to read: the key's glyphs
+                // read as a word (`tel!)` for `M-U`) are no word of the caption.
+                (Role::Button, 1.0)
             } else {
                 // Text outside any frame, a speck, a glyph inside another control: never a
                 // button. A click there is a wrong action (issue 13: "+" answered a 3×3 box on
-                // the "." key); a refusal lets a person pick.
+                // the "." key); a refusal lets a person pick. The caption read exactly on no
+                // control of its own (or on a panel: a calendar's day cell around its day
+                // number) may be a flat button: the caller may hover it to see it light up.
+                let bare = l.control.as_ref().is_none_or(|c| !control_sized(&c.rect));
+                let in_popup = scene
+                    .frame
+                    .info
+                    .popups
+                    .iter()
+                    .any(|p| p.contains(l.line.center()));
+                if role == Role::Button && bare && !in_popup && score >= 1.0 {
+                    scene.hover_asked.push(l.line);
+                }
                 return None;
             };
             Some(Candidate {
@@ -1915,29 +1972,49 @@ fn quiet_column(
 /// the line's start to the clear gap nearest where the colon's share of the line's glyphs ends.
 fn with_colon_captions(
     labels: &[SeenLabel],
-    target: &str,
+    wanted: &[&str],
     img: &image::RgbaImage,
 ) -> Vec<SeenLabel> {
     let mut out = labels.to_vec();
-    let t = target.trim();
-    if !t.ends_with([':', '：']) {
+    let wanted: Vec<&str> = wanted
+        .iter()
+        .map(|w| w.trim())
+        .filter(|w| w.ends_with([':', '：']))
+        .collect();
+    if wanted.is_empty() {
         return out;
     }
     for l in labels {
-        let Some(cut) = l.text.find([':', '：']) else {
+        // A small font's colon with a pixel under it reads as a semicolon (nano's prompt
+        // `File Name to Write; invoices,txt`): where the target's caption ends in a colon,
+        // the first of either ends the caption read.
+        let Some(cut) = l.text.find([':', '：', ';']) else {
             continue;
         };
         let colon = l.text[cut..].chars().next().map_or(1, char::len_utf8);
         let (head, rest) = l.text.split_at(cut + colon);
-        if rest.trim().is_empty() || label_match(t, head) != Some(1.0) {
+        if rest.trim().is_empty() || !wanted.iter().any(|t| label_match(t, head) == Some(1.0)) {
             continue;
         }
-        let (n_head, n_all) = (head.chars().count() as i32, l.text.chars().count() as i32);
+        // Share by width: an ideograph or a full-width mark is about two Latin letters wide.
+        let cells = |t: &str| -> i32 {
+            t.chars()
+                .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+                .sum()
+        };
+        let (n_head, n_all) = (cells(head), cells(&l.text));
         let guess = l.line.x + l.line.w * n_head / n_all.max(1);
-        let ground = mend_vision::background(img, l.line.inflate(1));
-        // No ink: within the ink threshold of the ground (`mend_vision::is_ink`).
-        let clear = |x: i32| quiet_column(img, x, l.line.y..l.line.bottom(), ground, 80);
+        // The line's middle half: a reader's box may reach past a bar the line is drawn on
+        // (a reverse-video prompt one cell tall) into another ground above and below.
         let h = l.line.h.max(6);
+        let mid = l.line.center().y;
+        let rows = (mid - h / 4)..(mid + h / 4 + 1);
+        let ground = mend_vision::background(
+            img,
+            Rect::new(l.line.x, rows.start, l.line.w, rows.len() as i32),
+        );
+        // No ink: within the ink threshold of the ground (`mend_vision::is_ink`).
+        let clear = |x: i32| quiet_column(img, x, rows.clone(), ground, 80);
         let Some(end) = (0..=h)
             .flat_map(|d| [guess + d, guess - d])
             .find(|&x| x > l.line.x && x < l.line.right() && clear(x))
@@ -2113,9 +2190,13 @@ fn holds_caption(l: &SeenLabel) -> bool {
         return false;
     };
     let r = c.rect;
-    let control_sized = r.w.min(r.h) >= 12 && r.h <= 90 && r.w <= 16 * r.h;
     let inside = r.intersect(&l.line).map_or(0, |i| i.area());
-    control_sized && r.contains(l.line.center()) && inside * 10 >= l.line.area() * 6
+    control_sized(&r) && r.contains(l.line.center()) && inside * 10 >= l.line.area() * 6
+}
+
+/// A box of a control's size: not a speck, not a panel.
+fn control_sized(r: &Rect) -> bool {
+    r.w.min(r.h) >= 12 && r.h <= 90 && r.w <= 16 * r.h
 }
 
 /// The input field right of a label (same row), else just below it. A box whose ink sits
@@ -2152,11 +2233,20 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
         .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= reach)
         .min_by_key(|b| b.rect.x - label.right())
         .map(|b| b.rect);
+    // A box holding a shortcut item (a caption with its key in reverse video before it) is
+    // a text UI's shortcut rows, the space between two keys' blocks: no field.
+    let shortcuts = |b: &Rect| {
+        read.iter().any(|m| {
+            b.contains_rect(m)
+                && m.intersect(&label).is_none()
+                && mend_vision::key_badge(img, *m).is_some()
+        })
+    };
     let below = boxes
         .iter()
         // Ink centred in it is captions (a row of buttons framed as one: a terminal dialog's
         // `[< OK >] [ Cancel ]` under its input), never a field's text.
-        .filter(|b| b.role == Role::Field && !centred_ink(img, b.rect))
+        .filter(|b| b.role == Role::Field && !centred_ink(img, b.rect) && !shortcuts(&b.rect))
         .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 40)
         .filter(|b| (b.rect.x - label.x).abs() <= 20)
         .min_by_key(|b| b.rect.y)
@@ -2259,11 +2349,13 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
                     .any(|b| b.rect.intersect(a).is_some_and(|i| i.area() > 0))
             })
     };
+    // A caret on the caption's own line is where typed keys go: before a box below it (a
+    // terminal's prompt bar over its shortcut rows, whose key badges frame boxes).
     right
         .or_else(bar)
+        .or_else(|| prompt.filter(|p| p.caret).map(|p| p.input))
         .or(below)
         .or_else(area)
-        .or_else(|| prompt.filter(|p| p.caret).map(|p| p.input))
         .or_else(framed_area)
 }
 

@@ -44,6 +44,9 @@ pub struct Scene<'a> {
     /// A caption whose line is a prompt's input but for a caret not seen in this frame (a
     /// blinking one may be off): the locator's refusal says where to look for it again.
     pub(crate) caret_awaited: Option<Rect>,
+    /// Captions read exactly as a button's, on no control of their own (a flat button drawn
+    /// like a label): the pointer over one shows whether it is a button (it lights up).
+    pub(crate) hover_asked: Vec<Rect>,
 }
 
 /// Whole-window reads: 2× upscale reads the 12–16 px captions of legacy UIs reliably.
@@ -179,6 +182,41 @@ fn split_at_boxes(lines: Vec<Line>, boxes: &[ControlBox]) -> Vec<Line> {
         // Each side was one line already; a wide gap factor keeps it one.
         out.extend(join_lines(&left, 100.0));
         out.extend(split_at_boxes(join_lines(&right, 100.0), boxes));
+    }
+    out
+}
+
+/// A key drawn in reverse video a cell before its caption (a text UI's shortcut rows: nano's
+/// `^O Write Out`, read by PP-OCR as one line `ro Write_Out`) is a text of its own, whatever
+/// the reading made of its glyphs: a line is cut before a word of at most four characters
+/// that lies on the key badge ([`mend_vision::key_badge`]) of the word after it.
+fn apart_from_keys(lines: Vec<Line>, img: &RgbaImage) -> Vec<Line> {
+    let mut out = Vec::new();
+    for l in lines {
+        let keys: Vec<usize> = (1..l.words.len())
+            .filter(|&i| {
+                let key = &l.words[i - 1];
+                key.text.chars().filter(|c| !c.is_whitespace()).count() <= 4
+                    && mend_vision::key_badge(img, l.words[i].rect).is_some_and(|b| {
+                        let badge = Rect::new(b.x, b.y, l.words[i].rect.x - b.x, b.h);
+                        badge.contains(key.rect.center()) || key.rect.contains(badge.center())
+                    })
+            })
+            .collect();
+        if keys.is_empty() {
+            out.push(l);
+            continue;
+        }
+        // Each key and what follows it up to the next key: the key alone, its caption alone.
+        let mut start = 0;
+        for i in keys {
+            if start < i - 1 {
+                out.extend(join_lines(&l.words[start..i - 1], 100.0));
+            }
+            out.extend(join_lines(&l.words[i - 1..i], 100.0));
+            start = i;
+        }
+        out.extend(join_lines(&l.words[start..], 100.0));
     }
     out
 }
@@ -463,11 +501,18 @@ fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>) {
             .reduce(|a, b| a.union(&b))
             .unwrap_or(span);
         // Standing apart: no other text on its row within a text height and a half of either
-        // bracket ("Press" just before "<Enter>" is a sentence, however OCR cut it).
+        // bracket ("Press" just before "<Enter>" is a sentence, however OCR cut it) — but for
+        // another text button: a row of them a space apart (`[< OK >] [ Cancel ]`) is buttons.
         let apart = (0..lines.len()).filter(|j| !group.contains(j)).all(|j| {
             let o = &lines[j].rect;
+            let t = lines[j].text.trim();
             let gap = (o.x - span.right()).max(span.x - o.right());
-            !same_row(&span, o) || 2 * gap > 3 * span.h.max(o.h)
+            let button_beside = if o.x >= span.right() {
+                t.chars().next().and_then(closing).is_some()
+            } else {
+                t.chars().last().is_some_and(is_closing)
+            };
+            !same_row(&span, o) || 2 * gap > 3 * span.h.max(o.h) || button_beside
         });
         if !apart {
             continue;
@@ -603,6 +648,7 @@ impl<'a> Scene<'a> {
             boxes: None,
             window_labels: None,
             caret_awaited: None,
+            hover_asked: Vec::new(),
         }
     }
 
@@ -654,6 +700,7 @@ impl<'a> Scene<'a> {
             Reader::Tesseract => without_icons(lines, &self.frame.image),
             Reader::PpOcr => lines,
         };
+        let lines = apart_from_keys(lines, &self.frame.image);
         let mut lines = split_at_boxes(lines, &boxes);
         brackets_by_shape(&mut lines, &self.frame.image);
         let (lines, spans) = bracket_buttons(lines);

@@ -55,7 +55,7 @@ fn normalize_words(label: &str) -> String {
     loop {
         let t = s
             .trim_end()
-            .trim_end_matches([':', '.', ' ', '>', '*', '…', '|', ']'])
+            .trim_end_matches([':', ';', '.', ' ', '>', '*', '…', '|', ']'])
             .to_string();
         let stripped = strip_mnemonic(&t);
         if stripped == s {
@@ -187,6 +187,7 @@ pub const FUZZY_MIN: f64 = 0.8;
 /// How well a seen label (OCR) matches the wanted one: `Some(score)` when it means the same
 /// control, `None` when it does not (including every "word added" look-alike).
 pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
+    let seen = &space_for_underscore(wanted, seen);
     let (w, s) = (normalize(wanted), normalize(seen));
     if w.is_empty() || s.is_empty() {
         return None;
@@ -208,6 +209,31 @@ pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
     }
     let sim = similarity(&w, &s);
     (sim >= FUZZY_MIN).then_some(sim)
+}
+
+/// A reading's underscore between two letters or digits where the wanted caption has none is
+/// a space: a terminal's font sets words a whole cell apart, and a reader may fill the cell
+/// with `_` (PP-OCR read nano's `Write Out` as `Write_Out`). A caption that has an underscore
+/// of its own (a file name) is compared as read.
+fn space_for_underscore(wanted: &str, seen: &str) -> String {
+    if wanted.contains('_') || !seen.contains('_') {
+        return seen.to_string();
+    }
+    let cs: Vec<char> = seen.chars().collect();
+    let word = |i: Option<usize>| {
+        i.and_then(|i| cs.get(i))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
+    cs.iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c == '_' && word(i.checked_sub(1)) && word(Some(i + 1)) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Whether two one-letter captions are the same letter in the other case, drawn differently:
@@ -266,6 +292,16 @@ mod tests {
         // Between Latin letters an underscore is a character (a file name).
         assert_ne!(label_match("copy_1", "copy1"), Some(1.0));
         assert_ne!(normalize("my_file"), normalize("myfile"));
+    }
+
+    #[test]
+    fn an_underscore_read_in_a_terminals_word_gap_is_a_space() {
+        assert_eq!(label_match("Write Out", "Write_Out"), Some(1.0));
+        assert_eq!(label_match("Go To Line", "Go_To_Line"), Some(1.0));
+        // A caption with an underscore of its own is compared as read; one at a word's end
+        // is no gap.
+        assert_ne!(label_match("copy_1", "copy 1"), Some(1.0));
+        assert_ne!(label_match("Write", "Write_"), Some(1.0));
     }
 
     #[test]

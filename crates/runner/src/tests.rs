@@ -124,7 +124,19 @@ struct World {
     notice_grabs: bool,
     /// A click on this caption opens the dialog 提示 (the popup window) in front.
     opens_dialog: Option<&'static str>,
+    /// A caption read on no control of its own (the finder refuses it, asking for a hover),
+    /// at this box; with `lights`, a plate around it takes a lighter shade while the pointer
+    /// is over it (a flat button).
+    flat: Option<(&'static str, Rect)>,
+    lights: bool,
+    /// Where the pointer was last moved.
+    pointer: Option<Point>,
     clock: FakeClock,
+}
+
+/// The face of the fake's flat button around its caption's box.
+fn plate_of(caption: Rect) -> Rect {
+    Rect::new(caption.x - 20, caption.y - 4, caption.w + 40, caption.h + 8)
 }
 
 type W = Rc<RefCell<World>>;
@@ -253,6 +265,10 @@ impl Capture for Desk {
             .map(|c| c.2)
             .collect();
         let menu_open = w.screen.ends_with("File open");
+        let lit = w
+            .flat
+            .filter(|(_, r)| w.lights && w.pointer.is_some_and(|p| plate_of(*r).contains(p)))
+            .map(|(_, r)| plate_of(r));
         // Flat where the controls are (so a pick finds no stray box), a pattern below it.
         let img = RgbaImage::from_fn(320, 160, |x, y| {
             let (x_, y_) = (x as i32, y as i32);
@@ -298,6 +314,9 @@ impl Capture for Desk {
                 {
                     return image::Rgba([20, 20, 20, 255]);
                 }
+            }
+            if lit.is_some_and(|p| p.contains(Point { x: x_, y: y_ })) {
+                return image::Rgba([250, 250, 250, 255]);
             }
             // An open menu: its own lighter ground over the window's.
             if menu_open && (0..120).contains(&x_) && (50..110).contains(&y_) {
@@ -354,6 +373,7 @@ impl Input for Keyboard {
         let mut w = self.0.borrow_mut();
         w.inputs.push(a.clone());
         if let In::MoveTo { at } = a {
+            w.pointer = Some(*at);
             if !Rect::new(0, 0, 320, 160).contains(*at) {
                 w.tooltip = None;
             }
@@ -575,6 +595,7 @@ impl Finder for Seer {
                 error: MendError::new(ErrorCode::LocatorNotFound, "read as nothing"),
                 candidates: vec![],
                 caret_awaited: None,
+                hover_asked: None,
             });
         }
         if self.0.borrow().blink > 0 {
@@ -583,11 +604,23 @@ impl Finder for Seer {
                 error: MendError::new(ErrorCode::LocatorNotFound, "a screen in between"),
                 candidates: vec![],
                 caret_awaited: None,
+                hover_asked: None,
             });
         }
         let w = self.0.borrow();
         w.clock.advance(w.find_cost_ms);
         let text = t.text.clone().unwrap_or_default();
+        if let Some((caption, at)) = w.flat.filter(|(c, _)| *c == text) {
+            return Err(Refusal {
+                error: MendError::new(
+                    ErrorCode::LocatorNotFound,
+                    format!("'{caption}' on no control"),
+                ),
+                candidates: vec![],
+                caret_awaited: None,
+                hover_asked: Some(at),
+            });
+        }
         let id = frame.info.window.as_ref().map_or(0, |w| w.id);
         let list = if id == POPUP {
             vec![("确定", Role::Button, Rect::new(10, 10, 40, 20))]
@@ -616,6 +649,7 @@ impl Finder for Seer {
                 error: MendError::new(ErrorCode::LocatorNotFound, format!("no '{text}'")),
                 candidates: vec![],
                 caret_awaited: None,
+                hover_asked: None,
             }),
             1 => Ok(Located {
                 strategy: Strategy::FuzzyOcr,
@@ -629,6 +663,7 @@ impl Finder for Seer {
                 error: MendError::new(ErrorCode::LocatorAmbiguous, format!("two '{text}'")),
                 candidates: hits.iter().map(cand).collect(),
                 caret_awaited: None,
+                hover_asked: None,
             }),
         }
     }
@@ -2545,6 +2580,55 @@ timeout_ms = 500
     assert_eq!(s.code, Some(ErrorCode::LocatorNotFound), "{s:?}");
     assert!(
         b.world.borrow().inputs.is_empty(),
+        "{:?}",
+        b.world.borrow().inputs
+    );
+}
+
+/// A button's caption read on no control of its own: the pointer is moved over it (nothing
+/// pressed), and the plate that lights up around it is the button, clicked at its middle.
+/// Where nothing lights up, the caption is no button: refused, never clicked.
+#[test]
+fn a_flat_button_is_known_by_lighting_up_under_the_pointer() {
+    let body = r#"
+[[step]]
+action = "click"
+target = { text = "15", role = "button" }
+timeout_ms = 1000
+"#;
+    let caption = Rect::new(150, 40, 14, 10);
+    let b = bench("menubar");
+    b.world.borrow_mut().flat = Some(("15", caption));
+    b.world.borrow_mut().lights = true;
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.status, "passed", "{s:?}");
+    let w = b.world.borrow();
+    let clicks: Vec<Point> = w
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            In::Click { at, .. } => Some(*at),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(w.inputs[0], In::MoveTo { at } if caption.contains(at)),
+        "{:?}",
+        w.inputs
+    );
+    assert_eq!(clicks, [plate_of(caption).center()], "{:?}", w.inputs);
+    drop(w);
+
+    let b = bench("menubar");
+    b.world.borrow_mut().flat = Some(("15", caption));
+    let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
+    assert_eq!(s.code, Some(ErrorCode::LocatorNotFound), "{s:?}");
+    assert!(
+        !b.world
+            .borrow()
+            .inputs
+            .iter()
+            .any(|i| matches!(i, In::Click { .. })),
         "{:?}",
         b.world.borrow().inputs
     );

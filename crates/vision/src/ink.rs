@@ -292,6 +292,127 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
     (n > 0 && off * 10 <= n).then_some(r)
 }
 
+/// How far a key's badge is from its caption's ground: reverse video, not a tint.
+const BADGE_OFF: i32 = 60;
+
+/// A key's badge before a caption: a text UI's shortcut rows draw each key in reverse video (a
+/// filled block one to four cells wide: `^O`, `M-U`, `F10`) and its caption a cell to the right
+/// on the ground (GNU nano's `^O Write Out`; pico's, alpine's). The item is the badge and its
+/// caption together, a button a click on either part presses.
+///
+/// From the caption's line `line`: at most a text height of ground columns to its left, then
+/// a run of columns each at least 15 % off the ground by [`BADGE_OFF`] grey levels (over the
+/// line's rows and two more each side), 0.6 to 4 text heights wide, with the ground back on
+/// its left; over the line's rows, the run's pixels 55–97 % off the ground (a filled block
+/// with glyphs of the ground's side in it), and those off it mostly of one shade (seven in
+/// ten within 30 levels of their median: reverse video is one colour, but for a font's
+/// smoothed edges; an icon is not). The badge and the caption's box, or `None`: a plain
+/// label, a selection bar (far wider), a framed button.
+pub fn key_badge(img: &RgbaImage, line: Rect) -> Option<Rect> {
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let rows = line.intersect(&bounds)?;
+    let h = line.h.max(6);
+    let ground = background(img, rows);
+    let off = |x: i32, y: i32| (luma(img, x, y) - ground).abs() >= BADGE_OFF;
+    // A column's share off the ground over the caption's rows and two more each side: a
+    // key's cell is taller than its glyphs, so a stroke of a glyph in it (the O of `^O`,
+    // light from top to bottom of the text) still has the block's rows above and below.
+    let tall = line
+        .intersect(&bounds)
+        .map(|_| Rect::new(line.x, line.y - 2, line.w, line.h + 4))
+        .and_then(|r| r.intersect(&bounds))?;
+    let share = |x: i32| -> f32 {
+        if x < 0 || x >= bounds.w {
+            return 0.0;
+        }
+        let n = (tall.y..tall.bottom()).filter(|&y| off(x, y)).count();
+        n as f32 / tall.h as f32
+    };
+    let block = |x: i32| share(x) >= 0.15;
+    // The ground between: at least one clear column, at most a text height and two.
+    let mut x = line.x - 1;
+    while x >= 0 && line.x - x <= h + 2 && !block(x) {
+        x -= 1;
+    }
+    if x < 0 || x == line.x - 1 || !block(x) {
+        return None;
+    }
+    let right = x;
+    while x >= 0 && block(x) && right - x < 4 * h {
+        x -= 1;
+    }
+    let left = x + 1;
+    let w = right - left + 1;
+    if x < 0 || block(x) || (w as f32) < 0.6 * h as f32 || w > 4 * h {
+        return None;
+    }
+    let mut shades: Vec<i32> = Vec::new();
+    for y in rows.y..rows.bottom() {
+        for x in left..=right {
+            if off(x, y) {
+                shades.push(luma(img, x, y));
+            }
+        }
+    }
+    let all = (w * rows.h) as usize;
+    if shades.len() * 100 < all * 55 || shades.len() * 100 > all * 97 {
+        return None;
+    }
+    shades.sort_unstable();
+    let median = shades[shades.len() / 2];
+    let one = shades.iter().filter(|&&s| (s - median).abs() <= 30).count();
+    (one * 10 >= shades.len() * 7).then(|| Rect::new(left, line.y, line.right() - left, line.h))
+}
+
+/// How far a pixel must move (its largest channel) to count as lit by the pointer.
+const LIT: i32 = 12;
+
+/// The control the pointer lit up: `before` and `after` are one window's pixels without and
+/// with the pointer over the caption `line` (a flat button drawn like a label — Tk's `relief
+/// flat`, a toolbar's text button — takes its hover shade the moment the pointer enters it).
+/// The box of what changed near the caption, if it is a button's: around the whole caption
+/// and past it on every side (a face, not a glyph recoloured), a control's size (no more than four text heights and 90 px tall, no wider than sixteen
+/// times its height), within reach of the caption (twelve text heights or 160 px along, four
+/// or 40 px across) without touching that reach's edge (a row of a list lit whole, a panel
+/// redrawn), and changed over two fifths of its area at least (a plate, not a glyph's colour
+/// or an underline). `None` when nothing lit up so: the caption is no button the pixels show.
+pub fn lit_by_hover(before: &RgbaImage, after: &RgbaImage, line: Rect) -> Option<Rect> {
+    if before.dimensions() != after.dimensions() {
+        return None;
+    }
+    let bounds = Rect::new(0, 0, before.width() as i32, before.height() as i32);
+    let h = line.h.max(6);
+    let (rx, ry) = ((12 * h).max(160), (4 * h).max(40));
+    let near =
+        Rect::new(line.x - rx, line.y - ry, line.w + 2 * rx, line.h + 2 * ry).intersect(&bounds)?;
+    let lit = |x: i32, y: i32| {
+        let (a, b) = (
+            before.get_pixel(x as u32, y as u32).0,
+            after.get_pixel(x as u32, y as u32).0,
+        );
+        (0..3).any(|i| (a[i] as i32 - b[i] as i32).abs() > LIT)
+    };
+    let (mut x0, mut y0, mut x1, mut y1, mut n) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN, 0usize);
+    for y in near.y..near.bottom() {
+        for x in near.x..near.right() {
+            if lit(x, y) {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+                n += 1;
+            }
+        }
+    }
+    if n < 20 {
+        return None;
+    }
+    let b = Rect::new(x0, y0, x1 - x0 + 1, y1 - y0 + 1);
+    let inside =
+        b.x > near.x && b.y > near.y && b.right() < near.right() && b.bottom() < near.bottom();
+    // A face reaches past its caption on every side (a glyph recoloured does not).
+    let sized = b.h >= line.h + 2 && b.w >= line.w + 4 && b.h <= (4 * h).min(90) && b.w <= 16 * b.h;
+    (inside && sized && b.inflate(2).contains_rect(&line) && n * 5 >= b.area() as usize * 2)
+        .then_some(b)
+}
+
 /// The bar a list draws behind its selected row: the text `line` lighter than a band of one
 /// shade behind it (the highlight: white on blue, light on dark grey), the band reaching at
 /// least four text heights past the text's end (a row runs to its list's edge, a plate or a
@@ -432,7 +553,11 @@ fn block_caret(
     rows: (i32, i32),
     bg: i32,
     (min_h, max_h): (i32, i32),
+    bar: Option<(i32, i32)>,
 ) -> Option<Rect> {
+    // On a bar one cell tall (rows `bar`, end exclusive) whose rows above and below are
+    // another ground, the block ends with the bar, and what lies beyond it says nothing.
+    let (lo, hi) = bar.unwrap_or((0, i32::MAX));
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let ink =
         |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && is_ink(luma(img, x, y), bg);
@@ -445,11 +570,11 @@ fn block_caret(
         // The run's own extent, past the rows looked at if it goes on, but not into a line
         // drawn across it (a border the block touches: inked left of the block too).
         let mut t = y;
-        while t > 0 && ink(x, t - 1) && !ink(x - 1, t - 1) {
+        while t > lo.max(0) && ink(x, t - 1) && !ink(x - 1, t - 1) {
             t -= 1;
         }
         let start = y;
-        while ink(x, y) && !ink(x - 1, y) {
+        while y < hi && ink(x, y) && !ink(x - 1, y) {
             y += 1;
         }
         if y == start {
@@ -470,7 +595,7 @@ fn block_caret(
         let clear = |xx: i32| (t..y).all(|yy| !ink(xx, yy));
         // Above and below it: no ink, or a line running on past both its sides.
         let open = |yy: i32| (x..e).all(|xx| !ink(xx, yy)) || (ink(x - 2, yy) && ink(e + 1, yy));
-        let ring_clear = clear(x - 1) && clear(e) && open(t - 1) && open(y);
+        let ring_clear = clear(x - 1) && clear(e) && (bar.is_some() || (open(t - 1) && open(y)));
         let filled = (x..e)
             .flat_map(|xx| (t..y).map(move |yy| (xx, yy)))
             .filter(|&(xx, yy)| ink(xx, yy))
@@ -531,22 +656,41 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
     let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
     let h = label.h.max(6);
     let pad = h / 3 + 1;
-    // A prompt on a window's last line has no room below it: the band stops at the edge.
-    let (top, bottom) = (
-        (label.y - pad).max(0),
-        (label.bottom() + pad).min(bounds.bottom() - 1),
-    );
-    if !inside(label.right() + 2, top) || bottom <= label.bottom() {
+    if !inside(label.right() + 2, label.y) || label.x >= bounds.right() {
         return None;
     }
-    let band = Rect::new(
-        label.x,
-        top,
-        (4 * h).min(bounds.right() - label.x),
-        bottom - top,
+    // The ground: what lies just past the caption, on the line's middle rows (where the input
+    // begins: a space, then what was typed or the caret). Rows above and below may be another
+    // ground when the prompt is a bar of its own.
+    let mid = label.center().y;
+    let ground = background(
+        img,
+        Rect::new(label.right() + 2, mid - h / 3, h, 2 * (h / 3) + 1),
     );
-    let ground = background(img, band);
     let is_ground = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - ground).abs() <= 6;
+    // The first clear column past the caption (a caption's box may end on its colon's ink).
+    let clear = |x: i32| (mid - h / 4..=mid + h / 4).all(|y| !inside(x, y) || is_ground(x, y));
+    let x0 = (label.right() + 2..=label.right() + 2 + h / 2).find(|&x| clear(x))?;
+    // The band: the caption's rows and up to `pad` more each way while the ground holds just
+    // past the caption. A prompt on a window's last line has no room below it; one drawn in
+    // reverse video (nano's `File Name to Write:`) is a bar one cell tall, another ground
+    // above and below it.
+    // A reader's box may be taller than such a bar: the band is grown from the line's middle.
+    if !is_ground(x0, mid) {
+        return None;
+    }
+    let mut top = mid;
+    while top > (label.y - pad).max(0) && is_ground(x0, top - 1) {
+        top -= 1;
+    }
+    let mut bottom = mid;
+    while bottom < (label.bottom() + pad).min(bounds.bottom() - 1) && is_ground(x0, bottom + 1) {
+        bottom += 1;
+    }
+    // The text's height within it, two thirds at least.
+    if 3 * (bottom - top + 1) < 2 * label.h.min(h + 2 * pad) {
+        return None;
+    }
     // The ground's right edge, along the row under the line: a descender breaks it for a few
     // pixels, a frame, a bar or another panel for longer.
     let mut edge = label.right();
@@ -572,14 +716,24 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
     // edge (a picture or a cell among other text is none).
     let min_h = (label.h * 3 / 4).max(6);
     // Or an underline cursor, in the cell after the text typed.
+    // A bar: the band's rows above and below are another ground (reverse video).
+    let off_ground = |y: i32| inside(x0, y) && !is_ground(x0, y);
+    let bar = (off_ground(top - 1) && off_ground(bottom + 1)).then_some((top, bottom + 1));
     let caret_in = |x0: i32, x1: i32, y0: i32, y1: i32| {
         (x0.max(0)..x1).any(|x| {
-            block_caret(img, x, (y0, y1), ground, (min_h, 3 * min_h))
-                .or_else(|| underline_caret(img, x, (y0, y1), ground, label.h.max(6)))
-                .is_some_and(|b| {
-                    let rows = (b.bottom() - b.h.max(label.h), b.bottom());
-                    !(b.right() + 1..edge).any(|xx| inked_col(xx, rows.0, rows.1))
-                })
+            block_caret(
+                img,
+                x,
+                (y0, y1),
+                ground,
+                (min_h, 3 * min_h),
+                bar.filter(|_| y0 == top),
+            )
+            .or_else(|| underline_caret(img, x, (y0, y1), ground, label.h.max(6)))
+            .is_some_and(|b| {
+                let rows = ((b.bottom() - b.h.max(label.h)).max(top), b.bottom());
+                !(b.right() + 1..edge).any(|xx| inked_col(xx, rows.0, rows.1))
+            })
         })
     };
     let on_line = caret_in(label.right() + 2, edge, top, bottom);
@@ -601,12 +755,12 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
         let y1 = (label.bottom() + 3 * h).min(bounds.bottom());
         caret_in(label.x - 2 * h, edge, label.bottom() + 1, y1)
     };
-    let input = Rect::new(
-        label.right() - 1,
-        label.y - 3,
-        edge - label.right() + 4,
-        label.h + 6,
+    // 3 px beyond the caption's rows, within a pixel of the band (a bar's own rows).
+    let (y0, y1) = (
+        (label.y - 3).max(top - 1),
+        (label.bottom() + 3).min(bottom + 2),
     );
+    let input = Rect::new(label.right() - 1, y0, edge - label.right() + 4, y1 - y0);
     Some(Prompt {
         input: input.intersect(&bounds)?,
         caret: on_line || below,
@@ -927,6 +1081,7 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
                     (inner.y, inner.bottom()),
                     bg,
                     (inner.h * 2 / 3, (inner.h * 2).max(r.h + 2)),
+                    None,
                 )
                     .is_some_and(|b| b.right() == cols.1)
         }
@@ -1703,6 +1858,40 @@ mod icon_tests {
         assert_eq!(background(&img, Rect::new(80, 30, 40, 20)), 200);
         assert_eq!(background(&img, Rect::new(-5, -5, 10, 10)), 200);
         assert_eq!(background(&img, Rect::new(200, 200, 10, 10)), 0);
+    }
+
+    /// A flat button lit by the pointer: its whole face takes the hover shade around its
+    /// caption. A caption whose glyphs only change colour, a row lit across the whole reach,
+    /// and nothing changed are no button.
+    #[test]
+    fn a_flat_button_lit_by_the_pointer_is_the_box_that_lit() {
+        let ground = [217, 217, 217, 255];
+        let mut before = RgbaImage::from_pixel(400, 200, image::Rgba(ground));
+        let line = Rect::new(190, 60, 14, 10);
+        fill(&mut before, 190, 60, 14, 10, [0, 0, 0, 255]);
+        let mut after = before.clone();
+        fill(&mut after, 130, 55, 141, 20, [236, 236, 236, 255]);
+        fill(&mut after, 190, 60, 14, 10, [0, 0, 0, 255]);
+        assert_eq!(
+            lit_by_hover(&before, &after, line),
+            Some(Rect::new(130, 55, 141, 20))
+        );
+        assert_eq!(lit_by_hover(&before, &before, line), None);
+        let mut recoloured = before.clone();
+        fill(&mut recoloured, 190, 60, 14, 10, [0, 0, 200, 255]);
+        assert_eq!(
+            lit_by_hover(&before, &recoloured, line),
+            None,
+            "a glyph's colour only"
+        );
+        let mut row = before.clone();
+        fill(&mut row, 0, 55, 400, 20, [236, 236, 236, 255]);
+        fill(&mut row, 190, 60, 14, 10, [0, 0, 0, 255]);
+        assert_eq!(
+            lit_by_hover(&before, &row, line),
+            None,
+            "a row lit across the reach"
+        );
     }
 
     /// A console's prompt on black with Windows' underline cursor after it (a bar a quarter

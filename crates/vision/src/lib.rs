@@ -15,8 +15,8 @@ pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use glyphs::lone_glyphs;
 pub use ink::{
     area_under_strip, background, centred_ink, chroma, field_is_blank, filled_bar,
-    filled_bar_below, flat_plate, inside_focus_ring, is_ink, luma, mirrors, prompt_input,
-    selection_bar, text_after_icon, Prompt,
+    filled_bar_below, flat_plate, inside_focus_ring, is_ink, key_badge, lit_by_hover, luma,
+    mirrors, prompt_input, selection_bar, text_after_icon, Prompt,
 };
 pub use shape::{
     confirm_glyph_at, confirm_short, glyph_stands_out, ink_of, last_glyphs, shape_fit, shape_fonts,

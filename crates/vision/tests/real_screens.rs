@@ -88,3 +88,22 @@ fn wine_check_boxes_are_found_left_of_their_captions_and_read() {
         assert_eq!(check_state(&img, b), Some(ticked), "{caption:?}: {b:?}");
     }
 }
+
+/// GNU nano's shortcut rows (xterm's 6×13 font): each key in reverse video, its caption a cell
+/// to the right. The caption's line (as Tesseract boxes `Write Out`) with its key is the item;
+/// a caption with no key before it (the file's own text) is none.
+#[test]
+fn a_key_in_reverse_video_before_a_caption_makes_it_a_shortcut_item() {
+    let img = screen("nano_shortcuts.png");
+    let item = mend_vision::key_badge(&img, Rect::new(104, 368, 53, 9)).expect("^O Write Out");
+    assert_eq!((item.x, item.right()), (86, 157), "{item:?}");
+    let item = mend_vision::key_badge(&img, Rect::new(527, 368, 27, 9)).expect("M-U Undo");
+    assert_eq!(item.x, 506, "{item:?}");
+    // `4710 paid`, a line of the file at the window's left edge.
+    assert_eq!(mend_vision::key_badge(&img, Rect::new(1, 30, 54, 9)), None);
+    // `Read 2 lines` on the status line: reverse video itself, no key before it.
+    assert_eq!(
+        mend_vision::key_badge(&img, Rect::new(258, 355, 88, 9)),
+        None
+    );
+}

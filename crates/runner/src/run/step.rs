@@ -421,6 +421,26 @@ impl Runner<'_> {
         let _ = self.input.perform(&Input_::MoveTo { at: to });
     }
 
+    /// Move the pointer over `caption` (frame pixels) and look again, for [`HOVER_MS`] at
+    /// most: a flat button takes its hover shade the moment the pointer enters it. What lit up
+    /// around the caption is the button ([`mend_vision::lit_by_hover`]), with the window's
+    /// frame taken then; `None` when nothing did (the pointer is parked next, as for any target
+    /// not found). Nothing is clicked or typed to find out.
+    fn hover_probe(&mut self, frame: &Frame, caption: Rect) -> Option<(Frame, Rect)> {
+        let id = frame.info.window.as_ref()?.id;
+        let at = frame.info.to_screen(&caption).center();
+        self.input.perform(&Input_::MoveTo { at }).ok()?;
+        let deadline = self.clock.now_ms() + HOVER_MS;
+        while self.clock.now_ms() < deadline {
+            self.clock.sleep_ms(self.opts.poll_ms.clamp(10, 50));
+            let now = self.capture.capture_window(id).ok()?;
+            if let Some(b) = mend_vision::lit_by_hover(&frame.image, &now.image, caption) {
+                return Some((now, b));
+            }
+        }
+        None
+    }
+
     /// Hold a click a toolkit could take for part of the click before ([`CLICK_APART_MS`]):
     /// one on an item of a popup (a menu, a drop-down list: the previous click opened it) or
     /// on the spot the previous click hit. Any other click goes at once: spacing every click
@@ -460,6 +480,7 @@ impl Runner<'_> {
         };
         let deadline = self.clock.now_ms() + timeout;
         let mut parked = false;
+        let mut hovered = false;
         let mut fits = 0;
         // A prompt whose caret was off in the last look: the next look waits for it on.
         let mut caret_on = false;
@@ -534,6 +555,25 @@ impl Runner<'_> {
                     Err(refusal) => {
                         if let Some(caption) = refusal.caret_awaited {
                             caret_on = self.await_caret(&f, caption, deadline);
+                        }
+                        // A button's caption read on no control: the pointer over it shows
+                        // whether it lights up as a flat button does (once per step).
+                        if let Some(caption) = refusal.hover_asked.filter(|_| !hovered) {
+                            hovered = true;
+                            if let Some((now, rect)) = self.hover_probe(&f, caption) {
+                                let l = Located {
+                                    strategy: mend_model::Strategy::FuzzyOcr,
+                                    rect,
+                                    screen_box: now.info.to_screen(&rect),
+                                    confidence: 1.0,
+                                    text: target.text.clone().unwrap_or_default(),
+                                    frame_id: now.info.id,
+                                };
+                                self.last_seen
+                                    .insert(seen_key(spec, &target), (now.clone(), l.clone()));
+                                self.menu_before = None;
+                                return Ok((now, l));
+                            }
                         }
                         Fail {
                             err: refusal.error,
@@ -1198,6 +1238,10 @@ impl Runner<'_> {
 
 /// How long a menu bar's title has to show its menu before it is clicked again.
 const MENU_WAIT_MS: u64 = 1500;
+
+/// How long a caption under the pointer is watched for a hover shade: toolkits light a flat
+/// button on the pointer's entry (Tk, GTK, Qt), well before a tooltip's delay (0.5–0.7 s).
+const HOVER_MS: u64 = 300;
 
 /// How long a prompt's caret is waited for to show: a cursor blinks on and off within a
 /// second or so (Emacs 0.5 s each way, GTK 0.6 s, Windows 0.53 s).
