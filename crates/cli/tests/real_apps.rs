@@ -389,6 +389,27 @@ fn mousepad_zh_save_as_completes_by_meaning() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// Tk's calendar draws each day number as a flat button, the day cell's own shade (`relief
+/// flat`): read, but on no control of its own. The pointer over `15` lights the button up
+/// (Tk's active background), nothing pressed, and the lit face is clicked; then the dialog's
+/// `Body:` and `Add to reminder file`. Completes; judged by the reminder written. Refused
+/// LOCATOR_NOT_FOUND at first contact.
+#[test]
+fn tkremind_adds_a_reminder_on_a_day_number_lit_by_the_pointer() {
+    let o = case("tkremind", "default", "add_reminder");
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
+/// GNU nano's shortcut rows (each key in reverse video a cell before its caption: `^O Write
+/// Out`), its prompt on a reverse-video bar (`File Name to Write:`, the cursor after the name),
+/// its question and its `Y Yes`: a text UI driven by its captions with the mouse (`nano -m`).
+/// Completes; judged by the file written. Refused LOCATOR_NOT_FOUND at first contact.
+#[test]
+fn nano_writes_out_through_its_shortcut_rows_and_prompt_bar() {
+    let o = case("nano", "default", "write_out");
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// One case of the matrix, named by `MEND_REAL_APPS_CASE=app/look/task` (the scorer,
 /// `bench/real_apps.py`, runs this once per case, each in a process and on a desktop of its
 /// own, and reads the outcome appended to `MEND_REAL_APPS_OUT`). Without them: the Motif

@@ -868,7 +868,10 @@ impl Locator {
         let wanted: Vec<&str> = std::iter::once(text)
             .chain(target.synonyms.iter().map(String::as_str))
             .collect();
-        let labels = &with_colon_captions(labels, &wanted, &scene.frame.image);
+        let labels = &wanted.iter().fold(
+            with_colon_captions(labels, &wanted, &scene.frame.image),
+            |ls, w| with_words_joined(ls, w),
+        );
         let others: Vec<&String> = self
             .flow_names
             .iter()
@@ -976,6 +979,26 @@ impl Locator {
                 .map_err(Refusal::from)?
                 .map(|(i, conf)| (seen[i].clone(), conf)),
         };
+        // A menu item that two places mean, each by the flow's own words (an item of the open
+        // menu and the same command on a text UI's function-key bar: `建目录(M)` and
+        // `7 建目录`): both are named, so that the caller can keep the one the menu's opening
+        // showed. The flow's words are checked place by place offline, never by asking a model
+        // once per caption.
+        if chosen.is_none() && target.role == Role::Menu {
+            let fits: Vec<Candidate> = seen
+                .iter()
+                .filter(|l| {
+                    matches!(
+                        OfflineMatcher.choose(target, std::slice::from_ref(*l)),
+                        Ok(Some(_))
+                    )
+                })
+                .filter_map(|l| resolve(scene, &mut self.ocr, l, target.role, 0.85))
+                .collect();
+            if fits.len() >= 2 {
+                return Err(ambiguous(text, fits));
+            }
+        }
         Ok(chosen.and_then(|(l, conf)| {
             let mut c = resolve(scene, &mut self.ocr, &l, target.role, conf)?;
             c.score = conf;
@@ -2042,7 +2065,10 @@ fn with_colon_captions(
 /// far apart as a terminal's words) is items, not a line cut in two.
 fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel> {
     let want = normalize(target);
-    if !target.trim().contains(char::is_whitespace) {
+    // Words, or ideographs: a terminal sets each in two cells with a gap a reader may cut at
+    // (mc's `建目 录 (M)`).
+    let ideographs = target.chars().filter(|c| is_ideograph(*c)).count();
+    if !target.trim().contains(char::is_whitespace) && ideographs < 2 {
         return labels;
     }
     let same_row = |a: &Rect, b: &Rect| (a.center().y - b.center().y).abs() * 2 <= a.h.max(b.h);
@@ -2052,11 +2078,10 @@ fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel>
             .filter(|&k| same_row(&labels[k].line, &a.line))
             .collect();
         let mut chain = vec![i];
-        loop {
+        // The part that starts nearest after the last one's end.
+        let next_of = |chain: &[usize]| {
             let last = &labels[*chain.last().unwrap()];
-            // The part that starts nearest after the last one's end.
-            let next = row
-                .iter()
+            row.iter()
                 .copied()
                 .filter(|k| !chain.contains(k))
                 .filter(|&k| {
@@ -2065,21 +2090,46 @@ fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel>
                     let h = last.line.h.max(b.line.h);
                     gap >= -2 && gap <= h + h / 2
                 })
-                .min_by_key(|&k| labels[k].line.x);
-            let Some(next) = next else { break };
-            chain.push(next);
-            let text = chain
+                .min_by_key(|&k| labels[k].line.x)
+        };
+        let text_of = |chain: &[usize]| {
+            chain
                 .iter()
                 .map(|&k| labels[k].text.trim())
                 .collect::<Vec<_>>()
-                .join(" ");
-            let n = normalize(&text);
+                .join(" ")
+        };
+        while let Some(next) = next_of(&chain) {
+            chain.push(next);
+            let n = normalize(&text_of(&chain));
             if n == want {
-                // Nothing else along the row: a bar of items is no line cut in parts.
-                if row.iter().all(|k| chain.contains(k)) {
+                // A part after it that changes nothing (its mnemonic `(M)`) is its own.
+                while let Some(more) = next_of(&chain) {
+                    let mut longer = chain.clone();
+                    longer.push(more);
+                    if normalize(&text_of(&longer)) != want {
+                        break;
+                    }
+                    chain = longer;
+                }
+                // Nothing else along the row within three text heights: a bar of items is no
+                // line cut in parts (a menu's shortcut column further on is another column).
+                // Marks read on their own (a status line's `[` and `]` around its message) are
+                // no items, nor a part read again inside one of the parts' boxes (`2` twice).
+                let span = chain.iter().fold(a.line, |r, &k| r.union(&labels[k].line));
+                let reach = span.inflate(3 * span.h);
+                let item = |k: &usize| {
+                    let l = &labels[*k];
+                    l.text.chars().any(char::is_alphanumeric)
+                        && !chain
+                            .iter()
+                            .any(|&c| labels[c].line.contains(l.line.center()))
+                        && l.line.intersect(&reach).is_some()
+                };
+                if row.iter().filter(|k| item(k)).all(|k| chain.contains(k)) {
                     joined.push(SeenLabel {
-                        text,
-                        line: chain.iter().fold(a.line, |r, &k| r.union(&labels[k].line)),
+                        text: text_of(&chain),
+                        line: span,
                         control: None,
                         conf: chain
                             .iter()
