@@ -481,7 +481,19 @@ fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>) {
             .trim_end_matches(|c: char| is_closing(c) || c.is_whitespace())
             .to_string();
         let bracket = |c: char| closing(c).is_some() || is_closing(c) || "()".contains(c);
-        if !inner.chars().any(|c| c.is_alphanumeric()) || inner.chars().any(bracket) {
+        // A mnemonic in parentheses at the caption's end is the caption's own (`确认(O)`, read
+        // `确认(0)`), no bracket.
+        let cs: Vec<char> = inner.trim_end().chars().collect();
+        let mnemonic = cs.len() >= 4
+            && cs[cs.len() - 1] == ')'
+            && cs[cs.len() - 3] == '('
+            && cs[cs.len() - 2].is_alphanumeric();
+        let own = if mnemonic {
+            &cs[..cs.len() - 3]
+        } else {
+            &cs[..]
+        };
+        if !inner.chars().any(|c| c.is_alphanumeric()) || own.iter().any(|&c| bracket(c)) {
             continue;
         }
         let words: Vec<Word> = group
