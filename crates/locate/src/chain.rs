@@ -995,8 +995,13 @@ impl Locator {
                 })
                 .filter_map(|l| resolve(scene, &mut self.ocr, l, target.role, 0.85))
                 .collect();
-            if fits.len() >= 2 {
-                return Err(ambiguous(text, fits));
+            // Among them the one that is an item among items, as the fuzzy rung keeps it
+            // (TuxGuitar's 乐曲 menu on its bar and its 乐曲 tool group).
+            let fits = among_menus(fits, labels, &scene.frame.info.popups);
+            match fits.len() {
+                1 => return Ok(fits.into_iter().next()),
+                2.. => return Err(ambiguous(text, fits)),
+                _ => {}
             }
         }
         Ok(chosen.and_then(|(l, conf)| {
