@@ -2653,6 +2653,51 @@ mod tests {
         );
     }
 
+    /// A terminal sets each ideograph in two cells, and a reader may cut a caption at those
+    /// gaps (mc's `建目 录 (M)`): the parts say the caption together, its mnemonic taken in, a
+    /// shortcut column further on is no item beside it. A status line's brackets read alone
+    /// and a part read twice in one place (`[ 已写入 2 行 ]`) are nothing else along the row.
+    #[test]
+    fn an_ideographic_caption_in_parts_is_one_with_its_mnemonic() {
+        let at = |t: &str, x: i32, w: i32| SeenLabel {
+            text: t.into(),
+            line: Rect::new(x, 308, w, 14),
+            control: None,
+            conf: 90.0,
+        };
+        let item = with_words_joined(
+            vec![
+                at("建目", 111, 30),
+                at("录", 147, 14),
+                at("(M)", 167, 21),
+                at("F7", 282, 16),
+            ],
+            "建目录",
+        );
+        assert!(
+            item.iter()
+                .any(|l| l.text == "建目 录 (M)" && l.line == Rect::new(111, 308, 77, 14)),
+            "{item:?}"
+        );
+        let status = with_words_joined(
+            vec![
+                at("[", 383, 4),
+                at("已写入", 399, 50),
+                at("2", 462, 7),
+                at("2", 466, 3),
+                at("行", 480, 14),
+            ],
+            "已写入 2 行",
+        );
+        assert!(status.iter().any(|l| l.text == "已写入 2 行"), "{status:?}");
+        // Another caption close beside it on the row: items of a bar, not one caption.
+        let bar = with_words_joined(
+            vec![at("建目", 111, 30), at("录", 147, 14), at("删除", 175, 30)],
+            "建目录",
+        );
+        assert_eq!(bar.len(), 3, "{bar:?}");
+    }
+
     /// A menu's caption read twice: on the menu bar among `File Edit View`, and as a tool
     /// group's title alone on its row (TuxGuitar's `Composition`): the bar's is the menu. Two
     /// on bars, or none, stay as they were (a tie for the verdict to refuse).
