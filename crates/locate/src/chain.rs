@@ -158,6 +158,26 @@ fn first_reading_allows(target: &str, reading: &str) -> bool {
             && !added_word(reading, target))
 }
 
+/// The caption's line of a control drawn with characters at `rect` (a text button the first
+/// reader made of brackets and the caption between: its box is no frame the pixels show), or
+/// `None` for a framed control or none read there.
+fn drawn_caption(scene: &mut Scene, ocr: &mut OcrEngine, rect: Rect) -> Option<Rect> {
+    if scene.boxes().iter().any(|b| b.rect.iou(&rect) >= 0.7) {
+        return None;
+    }
+    let labels = scene.window_labels(ocr).ok()?;
+    labels
+        .iter()
+        .find(|s| {
+            s.control
+                .as_ref()
+                .is_some_and(|c| c.rect == rect && c.role == Role::Button)
+                && rect.contains_rect(&s.line)
+                && s.line.w < rect.w
+        })
+        .map(|s| s.line)
+}
+
 /// What the second reader said about a place the first read as the target.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Witness {
@@ -409,10 +429,14 @@ impl Locator {
             // witness reads captions only (a field's caption is the first reader's alone).
             Ok(l) if target.role == Role::Field => return Ok(l),
             Ok(l) if l.strategy == Strategy::FuzzyOcr => {
+                // A button drawn with characters (a text UI's `[< OK >]`: no frame in the
+                // pixels) is read at its caption: its brackets read as letters (`KX OK >|`)
+                // are no word more of it. A framed control is read whole, as ever.
+                let at = drawn_caption(scene, &mut self.ocr, l.rect).unwrap_or(l.rect);
                 let (ocr, cache) = self.second.as_mut().expect("checked by the caller");
                 let by = ocr.reader().as_str();
                 let mut other = Scene::resume(frame, std::mem::take(cache));
-                let read = other.labels_in(ocr, l.rect.inflate(2), line_ocr(l.rect.h));
+                let read = other.labels_in(ocr, at.inflate(2), line_ocr(at.h));
                 *cache = other.into_cache();
                 let reading = read
                     .map_err(ocr_err)?
