@@ -70,16 +70,20 @@ fn normalize_words(label: &str) -> String {
 /// comma (`invoices,sc` for sc's `invoices.sc`), and no caption puts a comma inside a word.
 /// Between digits the two differ (1,000 and 1.000 are other numbers) and stay as read.
 fn dot_between_letters(s: &str) -> String {
+    between(s, ',', '.', |c| {
+        c.is_alphabetic() && !mend_ocr::is_ideograph(c)
+    })
+}
+
+/// `s` with each `from` standing between two characters `side` accepts read as `to`.
+fn between(s: &str, from: char, to: char, side: impl Fn(char) -> bool) -> String {
     let cs: Vec<char> = s.chars().collect();
-    let letter = |i: Option<usize>| {
-        i.and_then(|i| cs.get(i))
-            .is_some_and(|c| c.is_alphabetic() && !mend_ocr::is_ideograph(*c))
-    };
+    let fits = |i: Option<usize>| i.and_then(|i| cs.get(i)).is_some_and(|c| side(*c));
     cs.iter()
         .enumerate()
         .map(|(i, &c)| {
-            if c == ',' && letter(i.checked_sub(1)) && letter(Some(i + 1)) {
-                '.'
+            if c == from && fits(i.checked_sub(1)) && fits(Some(i + 1)) {
+                to
             } else {
                 c
             }
@@ -219,21 +223,7 @@ fn space_for_underscore(wanted: &str, seen: &str) -> String {
     if wanted.contains('_') || !seen.contains('_') {
         return seen.to_string();
     }
-    let cs: Vec<char> = seen.chars().collect();
-    let word = |i: Option<usize>| {
-        i.and_then(|i| cs.get(i))
-            .is_some_and(|c| c.is_alphanumeric())
-    };
-    cs.iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            if c == '_' && word(i.checked_sub(1)) && word(Some(i + 1)) {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    between(seen, '_', ' ', char::is_alphanumeric)
 }
 
 /// Whether two one-letter captions are the same letter in the other case, drawn differently:

@@ -317,10 +317,7 @@ pub fn key_badge(img: &RgbaImage, line: Rect) -> Option<Rect> {
     // A column's share off the ground over the caption's rows and two more each side: a
     // key's cell is taller than its glyphs, so a stroke of a glyph in it (the O of `^O`,
     // light from top to bottom of the text) still has the block's rows above and below.
-    let tall = line
-        .intersect(&bounds)
-        .map(|_| Rect::new(line.x, line.y - 2, line.w, line.h + 4))
-        .and_then(|r| r.intersect(&bounds))?;
+    let tall = Rect::new(line.x, line.y - 2, line.w, line.h + 4).intersect(&bounds)?;
     let share = |x: i32| -> f32 {
         if x < 0 || x >= bounds.w {
             return 0.0;
