@@ -58,6 +58,9 @@ DEBIAN_PACKAGES=(
     # qttranslations5-l10n for its Chinese look), GTK 2's mail client (Sylpheed; sylpheed-i18n for its
     # Chinese look); Athena's bitmap editor (bitmap) comes with x11-apps
     mgdiff sqlitebrowser qttranslations5-l10n sylpheed sylpheed-i18n
+    # batch K: FLTK's own file chooser (Dillo), a wxWidgets notebook form (FileZilla's Site Manager),
+    # a Java Swing settings panel (IcedTea-Web's itweb-settings)
+    dillo filezilla icedtea-netx
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
