@@ -410,6 +410,33 @@ fn nano_writes_out_through_its_shortcut_rows_and_prompt_bar() {
     assert_eq!(o.verdict, "completed", "{o:?}");
 }
 
+/// Dillo's Save opens FLTK's own file chooser, which completes a path as it is typed (`/t`
+/// becomes `/tmp/` under the keys) and leaves another path in its Filename box than the one
+/// typed, at any pace. The path is wider than the box: Mend reads it after Home and after End
+/// and stops with FIELD_VALUE_WRONG before OK — the Save tool button (an icon over its
+/// caption, lit by the pointer) and the box found, nothing saved anywhere. At first contact
+/// the tool button was not found; once it was, the mangled path went through unread to OK.
+#[test]
+fn dillo_refuses_a_path_its_file_chooser_mangled() {
+    let o = case("dillo", "default", "save_page");
+    assert_eq!(o.verdict, "refused", "{o:?}");
+    assert_eq!(o.code.as_deref(), Some("FIELD_VALUE_WRONG"), "{o:?}");
+    assert_eq!(o.steps[0].status, "passed", "the Save tool button: {o:?}");
+    assert!(
+        o.steps.iter().all(|s| s.id != "ok"),
+        "OK never tried: {o:?}"
+    );
+}
+
+/// FileZilla (wxWidgets on GTK 3): the File menu on the bar above a file list whose type
+/// column also reads `File` (LOCATOR_AMBIGUOUS at first contact: both are words among words),
+/// then the Site Manager's notebook form. Completes; judged by sitemanager.xml.
+#[test]
+fn filezilla_adds_a_site_through_its_menu_bar_and_form() {
+    let o = case("filezilla", "default", "new_site");
+    assert_eq!(o.verdict, "completed", "{o:?}");
+}
+
 /// One case of the matrix, named by `MEND_REAL_APPS_CASE=app/look/task` (the scorer,
 /// `bench/real_apps.py`, runs this once per case, each in a process and on a desktop of its
 /// own, and reads the outcome appended to `MEND_REAL_APPS_OUT`). Without them: the Motif

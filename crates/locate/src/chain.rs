@@ -1836,7 +1836,7 @@ fn resolve(
                 // A sign set apart after the caption, no letter read in it: a picture, not a
                 // word of the caption (a default button's return arrow: `Accept ↵`).
                 let sign_after =
-                    !more.chars().any(char::is_alphanumeric) && sign_apart_right(scene, l, extra);
+                    lone_sign(&more, &l.text, extra, l.line.h) && sign_apart_right(scene, l, extra);
                 if !dots
                     && !sign_after
                     && !chinese_mnemonic(l, extra, &more)
@@ -2181,6 +2181,24 @@ fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel>
 /// half a text height wide? A word space is a third of one; the next word of a caption or an
 /// ideograph beside another stands closer (删除 + 全部), a sign after a caption (a return
 /// arrow, a submenu's triangle) further.
+/// Whether what was read of a mark after a caption is no word of it: no letter or digit, or
+/// one glyph no wider than two text heights read as an ideograph after a caption with none (a
+/// reader trained on Chinese makes a return arrow `今` or `可`: FLTK's `OK ↵`). A letter of
+/// the caption's own script is a word (`Page 2`, `Save A`).
+fn lone_sign(more: &str, caption: &str, extra: Rect, h: i32) -> bool {
+    let more = more.trim();
+    if !more.chars().any(char::is_alphanumeric) {
+        return true;
+    }
+    let mut chars = more.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    mend_ocr::is_ideograph(c)
+        && !caption.chars().any(mend_ocr::is_ideograph)
+        && extra.w <= 2 * h.max(6)
+}
+
 fn sign_apart_right(scene: &Scene, l: &SeenLabel, extra: Rect) -> bool {
     if extra.x < l.line.right() - 2 {
         return false;
@@ -2443,6 +2461,8 @@ fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
 /// Where a menu's caption is read twice and only some places are such, the others go — a
 /// group box's title or a label that says the same word (TuxGuitar's `Composition` menu and
 /// its `Composition` tool group). With none or all such, the candidates stay as they were.
+/// Then, with no menu open, a place on the window's first row of words (its menu bar) goes
+/// before places under it.
 fn among_menus(cands: Vec<Candidate>, labels: &[SeenLabel], popups: &[Rect]) -> Vec<Candidate> {
     if cands.len() < 2 {
         return cands;
@@ -2469,10 +2489,27 @@ fn among_menus(cands: Vec<Candidate>, labels: &[SeenLabel], popups: &[Rect]) -> 
         along >= 2 || column >= 2 || popups.iter().any(|p| p.contains(r.center()))
     };
     let (items, others): (Vec<Candidate>, Vec<Candidate>) = cands.iter().cloned().partition(item);
-    if items.is_empty() || others.is_empty() {
-        cands
-    } else {
+    if items.is_empty() {
+        return cands;
+    }
+    let items = if others.is_empty() { cands } else { items };
+    // With no menu open, a title on the menu bar is the window's first row of words: a cell
+    // of a table's row further down, one of a row of cells too, is no menu (FileZilla's
+    // `File` menu and the `File` in its file list's type column).
+    let open = items
+        .iter()
+        .any(|c| popups.iter().any(|p| p.contains(c.rect.center())));
+    let first_row = |c: &Candidate| {
+        !labels
+            .iter()
+            .any(|l| l.line.bottom() <= c.rect.y && !l.text.trim().is_empty())
+    };
+    let (bar, below): (Vec<Candidate>, Vec<Candidate>) =
+        items.iter().cloned().partition(|c| first_row(c));
+    if open || bar.is_empty() || below.is_empty() {
         items
+    } else {
+        bar
     }
 }
 
@@ -2761,6 +2798,25 @@ mod tests {
         let alone = [at("Composition", 10, 122), at("Composition", 300, 300)];
         let kept = among_menus(vec![cand(10, 122), cand(300, 300)], &alone, &[]);
         assert_eq!(kept.len(), 2);
+        // A table's row of cells further down is a row of items too: with no menu open, the
+        // window's first row of words (the menu bar) is the menu's (FileZilla's `File` menu
+        // and a file list's type cell `File`).
+        let mut table = bar.to_vec();
+        table.extend([
+            at(".keep", 10, 347),
+            at("0", 90, 347),
+            at("Composition", 250, 347),
+        ]);
+        let kept = among_menus(vec![cand(170, 7), cand(250, 347)], &table, &[]);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].rect.y, 7, "the menu bar's");
+        // The same with a menu open over the window: both stay (an open menu decides).
+        let kept = among_menus(
+            vec![cand(170, 7), cand(250, 347)],
+            &table,
+            &[Rect::new(200, 300, 200, 100)],
+        );
+        assert_eq!(kept.len(), 2);
     }
 
     /// One reader reads `Save` at a button, the other `Open`; an `Open` button stands
@@ -2840,6 +2896,22 @@ mod tests {
             decide(vec![c(0, 1.0), c(300, 1.0)], between),
             Decision::Ambiguous(_)
         ));
+    }
+
+    /// What was read of a mark after a caption: nothing legible, or one ideograph after a
+    /// Latin caption, is a sign; a letter or digit of the caption's script, two glyphs, or an
+    /// ideograph after a Chinese caption are words.
+    #[test]
+    fn a_lone_sign_after_a_caption_is_no_word() {
+        let mark = Rect::new(370, 350, 16, 12);
+        assert!(lone_sign("", "OK", mark, 11));
+        assert!(lone_sign("↵", "OK", mark, 11));
+        assert!(lone_sign("今", "OK", mark, 11));
+        assert!(!lone_sign("2", "Page", mark, 11));
+        assert!(!lone_sign("A", "Save", mark, 11));
+        assert!(!lone_sign("全部", "Delete", mark, 11));
+        assert!(!lone_sign("今", "确定", mark, 11));
+        assert!(!lone_sign("今", "OK", Rect::new(370, 350, 40, 12), 11));
     }
 
     /// An icon view wraps "Internet Settings" under its icon, centred: the two lines are one

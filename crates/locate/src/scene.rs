@@ -221,6 +221,42 @@ fn apart_from_keys(lines: Vec<Line>, img: &RgbaImage) -> Vec<Line> {
     out
 }
 
+/// A sign drawn after a caption, set apart from it (a default button's return arrow: FLTK's
+/// `OK ↵`), read as one ideograph by a reader trained on Chinese (`OK 今`), is no word of a
+/// caption in Latin letters: the last word of a line, one ideograph, half a text height or
+/// more after the words before it, which hold letters and no ideograph, is left out of the
+/// line. Its ink stays beside the caption, judged as a sign or a word where the caption is
+/// taken for a control (`chain.rs` `lone_sign`).
+fn without_signs_after(lines: Vec<Line>) -> Vec<Line> {
+    let mut out = Vec::new();
+    for l in lines {
+        let n = l.words.len();
+        let sign = n >= 2 && {
+            let (last, before) = (&l.words[n - 1], &l.words[n - 2]);
+            let mut chars = last.text.trim().chars();
+            let one_ideograph = matches!(
+                (chars.next(), chars.next()),
+                (Some(c), None) if mend_ocr::is_ideograph(c)
+            );
+            let latin = l.words[..n - 1]
+                .iter()
+                .flat_map(|w| w.text.chars())
+                .any(|c| c.is_ascii_alphabetic())
+                && !l.words[..n - 1]
+                    .iter()
+                    .flat_map(|w| w.text.chars())
+                    .any(mend_ocr::is_ideograph);
+            one_ideograph && latin && 2 * (last.rect.x - before.rect.right()) >= l.rect.h.max(6)
+        };
+        if sign {
+            out.extend(join_lines(&l.words[..n - 1], 100.0));
+        } else {
+            out.push(l);
+        }
+    }
+    out
+}
+
 /// An icon beside a caption (a menu item's picture, a toolbar glyph) read as a short word of
 /// junk ("PY Replace in Selection") is no part of the caption: a first or last word of at
 /// most three characters (not CJK) standing half again as tall as the line's other words is
@@ -712,7 +748,7 @@ impl<'a> Scene<'a> {
             Reader::Tesseract => without_icons(lines, &self.frame.image),
             Reader::PpOcr => lines,
         };
-        let lines = apart_from_keys(lines, &self.frame.image);
+        let lines = without_signs_after(apart_from_keys(lines, &self.frame.image));
         let mut lines = split_at_boxes(lines, &boxes);
         brackets_by_shape(&mut lines, &self.frame.image);
         let (lines, spans) = bracket_buttons(lines);
@@ -1472,6 +1508,57 @@ mod tests {
             line(vec![word("Name", 80, 30)], 40),
         ];
         assert_eq!(without_gutter(loose)[0].text, "B Save");
+    }
+
+    /// A return arrow set apart after `OK`, read `今`, is left out of the line; an ideograph
+    /// close after Latin letters, a word of two ideographs, and a line of Chinese stay.
+    #[test]
+    fn a_sign_read_as_an_ideograph_after_a_latin_caption_is_left_out() {
+        let word = |t: &str, x: i32, w: i32| Word {
+            text: t.into(),
+            rect: Rect::new(x, 100, w, 11),
+            conf: 90.0,
+            line_key: (0, 0, 0),
+        };
+        let line = |words: Vec<Word>| {
+            let rect = words[1..]
+                .iter()
+                .fold(words[0].rect, |r, w| r.union(&w.rect));
+            let text = words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            Line {
+                text,
+                rect,
+                conf: 90.0,
+                words,
+            }
+        };
+        let texts = |l: Line| -> Vec<String> {
+            without_signs_after(vec![l])
+                .into_iter()
+                .map(|l| l.text)
+                .collect()
+        };
+        assert_eq!(
+            texts(line(vec![word("OK", 349, 20), word("今", 376, 14)])),
+            ["OK"]
+        );
+        assert_eq!(
+            texts(line(vec![word("OK", 349, 20), word("今", 372, 14)])),
+            ["OK 今"],
+            "three pixels apart: a word of the line"
+        );
+        assert_eq!(
+            texts(line(vec![word("Save", 349, 28), word("保存", 390, 24)])),
+            ["Save 保存"]
+        );
+        assert_eq!(
+            texts(line(vec![word("确定", 349, 24), word("今", 390, 12)])),
+            ["确定 今"]
+        );
     }
 
     /// "K OK >" where the "K" is drawn as the mirror of the ">" is "< OK >", a text button; a

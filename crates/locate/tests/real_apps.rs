@@ -42,6 +42,7 @@ fn role(r: &str) -> Role {
         "row" => Role::Row,
         "text" => Role::Text,
         "any" => Role::Any,
+        "column_header" => Role::ColumnHeader,
         other => panic!("unknown role {other}"),
     }
 }

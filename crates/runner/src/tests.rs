@@ -85,6 +85,11 @@ struct World {
     /// ... only a key that comes less than 20 fake ms after the one before it (a completion
     /// that keeps up with a typist, not with keys sent at once).
     loses_when_quick: bool,
+    /// A field shows at most this many characters: the start after Home, else the end (a
+    /// path wider than its box).
+    shows: Option<usize>,
+    /// The field shows its start (Home was the last key).
+    view_start: bool,
     /// When the last key reached the application (fake ms).
     last_key_ms: Option<u64>,
     /// Characters typed into the focused field since it was last empty.
@@ -473,7 +478,14 @@ impl Input for Keyboard {
                     _ if only_bs => (content, false),
                     Some(Key::Char('a')) if ctrl => (content, true),
                     Some(Key::Home) if shift => (content, true),
-                    Some(Key::End | Key::Home) => (content, false),
+                    Some(Key::Home) => {
+                        w.view_start = true;
+                        (content, false)
+                    }
+                    Some(Key::End) => {
+                        w.view_start = false;
+                        (content, false)
+                    }
                     Some(Key::Delete) if w.selected => (String::new(), false),
                     _ => (content, w.selected),
                 };
@@ -507,6 +519,7 @@ impl Input for Keyboard {
             return Ok(()); // sent, and dropped by the application
         }
         w.typed.entry(window).or_default().push(c);
+        w.view_start = false;
         if let Some(f) = w.field.filter(|_| window == MAIN) {
             if std::mem::take(&mut w.selected) {
                 w.fields.insert(f, String::new());
@@ -573,13 +586,14 @@ impl Finder for Seer {
             .into_iter()
             .find(|(_, _, c)| c.contains(r.center()))?;
         if role == Role::Field {
-            return self
-                .0
-                .borrow()
-                .fields
-                .get(l)
-                .filter(|t| !t.is_empty())
-                .cloned();
+            let w = self.0.borrow();
+            let text = w.fields.get(l).filter(|t| !t.is_empty())?;
+            let chars: Vec<char> = text.chars().collect();
+            return Some(match w.shows {
+                Some(n) if chars.len() > n && w.view_start => chars[..n].iter().collect(),
+                Some(n) if chars.len() > n => chars[chars.len() - n..].iter().collect(),
+                _ => text.clone(),
+            });
         }
         Some(l.trim().to_string())
     }
@@ -1690,6 +1704,74 @@ fn a_wrong_value_that_cannot_be_typed_again_stops_before_anything_commits() {
     let w = b.world.borrow();
     assert_eq!(w.fields["用户名"], "guestadmin");
     assert!(w.effects.is_empty(), "the login was never clicked");
+}
+
+/// A path wider than its field: the field shows 16 of its characters, the end after typing.
+/// The application wrote `/tmp` into it as the first key landed (a completion): read as
+/// shown, the end is the text's own end and tells nothing; read after Home, the start is not
+/// the text's. Judged wrong and typed again (the field then holds the path), or, for a
+/// `write` step, the run stops there and nothing after it is clicked.
+#[test]
+fn a_text_wider_than_its_field_is_read_at_both_ends() {
+    let path = "/work/main/target/invoices/2027/copy.txt";
+    let body = LOGIN.replacen(
+        "text = \"admin\"",
+        &format!("text = \"{path}\"\nclear = true"),
+        1,
+    );
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.shows = Some(16);
+        w.refill = Some("/tmp".into());
+    }
+    let (s, p) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().fields["用户名"], path);
+    assert!(
+        p.iter()
+            .any(|e| e.status == "retry" && e.code == Some(ErrorCode::FieldValueWrong)),
+        "the first typing was read at its start"
+    );
+    let homes = b
+        .world
+        .borrow()
+        .inputs
+        .iter()
+        .filter(|i| matches!(i, In::Keys { keys } if keys == &vec![mend_input::Key::Home]))
+        .count();
+    assert!(homes >= 1, "Home was pressed to see the start");
+
+    let b = bench("login");
+    {
+        let mut w = b.world.borrow_mut();
+        w.shows = Some(16);
+        w.refill = Some("/tmp".into());
+    }
+    let body = body.replacen("clear = true", "clear = true\nrisk = \"write\"", 1);
+    let (s, _) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.code, Some(ErrorCode::FieldValueWrong), "{s:?}");
+    let w = b.world.borrow();
+    assert_eq!(w.fields["用户名"], format!("/tmp{path}"));
+    assert!(w.effects.is_empty(), "the login was never clicked");
+}
+
+/// The same path typed right, in the same narrow field: both ends are the text's; the step
+/// passes with nothing typed again.
+#[test]
+fn a_text_wider_than_its_field_typed_right_passes_at_both_ends() {
+    let path = "/work/main/target/invoices/2027/copy.txt";
+    let body = LOGIN.replacen(
+        "text = \"admin\"",
+        &format!("text = \"{path}\"\nclear = true"),
+        1,
+    );
+    let b = bench("login");
+    b.world.borrow_mut().shows = Some(16);
+    let (s, p) = go(&b, &flow(&b, &body), vec![], None, |_| {});
+    assert_eq!(s.status, "passed", "{s:?}");
+    assert_eq!(b.world.borrow().fields["用户名"], path);
+    assert!(!p.iter().any(|e| e.status == "retry"), "{p:?}");
 }
 
 #[test]

@@ -368,8 +368,9 @@ const LIT: i32 = 12;
 /// with the pointer over the caption `line` (a flat button drawn like a label — Tk's `relief
 /// flat`, a toolbar's text button — takes its hover shade the moment the pointer enters it).
 /// The box of what changed near the caption, if it is a button's: around the whole caption
-/// and past it on every side (a face, not a glyph recoloured), a control's size (no more than four text heights and 90 px tall, no wider than sixteen
-/// times its height), within reach of the caption (twelve text heights or 160 px along, four
+/// and past it on every side (a face, not a glyph recoloured), a control's size (no more than
+/// five text heights and 90 px tall — a tool button's icon above its caption makes it four and
+/// more — and no wider than sixteen times its height), within reach of the caption (twelve text heights or 160 px along, four
 /// or 40 px across) without touching that reach's edge (a row of a list lit whole, a panel
 /// redrawn), and changed over two fifths of its area at least (a plate, not a glyph's colour
 /// or an underline). `None` when nothing lit up so: the caption is no button the pixels show.
@@ -405,7 +406,7 @@ pub fn lit_by_hover(before: &RgbaImage, after: &RgbaImage, line: Rect) -> Option
     let inside =
         b.x > near.x && b.y > near.y && b.right() < near.right() && b.bottom() < near.bottom();
     // A face reaches past its caption on every side (a glyph recoloured does not).
-    let sized = b.h >= line.h + 2 && b.w >= line.w + 4 && b.h <= (4 * h).min(90) && b.w <= 16 * b.h;
+    let sized = b.h >= line.h + 2 && b.w >= line.w + 4 && b.h <= (5 * h).min(90) && b.w <= 16 * b.h;
     (inside && sized && b.inflate(2).contains_rect(&line) && n * 5 >= b.area() as usize * 2)
         .then_some(b)
 }
@@ -1874,6 +1875,21 @@ mod icon_tests {
             Some(Rect::new(130, 55, 141, 20))
         );
         assert_eq!(lit_by_hover(&before, &before, line), None);
+        // A tool button: its icon above the caption, the face lit around both (45 px over a
+        // caption 11 px tall).
+        let mut tool = before.clone();
+        fill(&mut tool, 175, 25, 45, 45, [236, 236, 236, 255]);
+        fill(&mut tool, 185, 30, 24, 24, [40, 120, 40, 255]);
+        let caption = Rect::new(184, 58, 28, 11);
+        fill(&mut tool, 184, 58, 28, 11, [0, 0, 0, 255]);
+        let mut plain = before.clone();
+        fill(&mut plain, 185, 30, 24, 24, [40, 120, 40, 255]);
+        fill(&mut plain, 184, 58, 28, 11, [0, 0, 0, 255]);
+        assert_eq!(
+            lit_by_hover(&plain, &tool, caption),
+            Some(Rect::new(175, 25, 45, 45)),
+            "a tool button's icon and caption lit together"
+        );
         let mut recoloured = before.clone();
         fill(&mut recoloured, 190, 60, 14, 10, [0, 0, 200, 255]);
         assert_eq!(

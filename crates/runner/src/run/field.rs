@@ -226,6 +226,93 @@ pub(super) fn read_back(seen: &str, typed: &str) -> ReadBack {
     ReadBack::Unsure
 }
 
+/// How a view of one end of a text wider than its field reads against the text: `seen` is
+/// what the field shows after Home (`start`: the text's beginning) or after End (its end).
+/// `Other` when the text does not begin (end) there — three letters or digits in a row that
+/// were not typed, or typed ones missing in a row, inside the view (a completion left `/tmp`
+/// before `/work/…`); `Holds` when it does, a misreading forgiven (one edit in four); else
+/// `Unsure` (too little read to tell). The view's far side is cut by the field: the text
+/// runs on past it, and its last glyph may be half shown.
+pub(super) fn ends_view(seen: &str, typed: &str, start: bool) -> ReadBack {
+    let t: Vec<char> = typed.trim().chars().collect();
+    let seen_inner: String = without_edges(seen.trim().chars().collect(), &t, false)
+        .into_iter()
+        .collect();
+    let (mut s, mut ft) = (fold(&seen_inner), fold(typed));
+    if !start {
+        s.reverse();
+        ft.reverse();
+    }
+    let (n, m) = (s.len(), ft.len());
+    if n < 6 || m < 6 {
+        return ReadBack::Unsure;
+    }
+    // The whole view against a beginning of the text (the text goes on past the view).
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let same = usize::from(s[i - 1] != ft[j - 1]);
+            d[i][j] = (d[i - 1][j - 1] + same)
+                .min(d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1);
+        }
+    }
+    let Some(end) = (0..=m).min_by_key(|&j| (d[n][j], j.abs_diff(n))) else {
+        return ReadBack::Unsure;
+    };
+    // The edits in order from the view's own end: `+` a letter read that was not typed, `-`
+    // a typed letter not read, each with the letter.
+    let (mut i, mut j, mut ops) = (n, end, Vec::new());
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 && d[i][j] == d[i - 1][j - 1] + usize::from(s[i - 1] != ft[j - 1]) {
+            (i, j) = (i - 1, j - 1);
+            ops.push(None);
+        } else if i > 0 && d[i][j] == d[i - 1][j] + 1 {
+            i -= 1;
+            ops.push(Some(('+', s[i])));
+        } else {
+            j -= 1;
+            ops.push(Some(('-', ft[j])));
+        }
+    }
+    ops.reverse();
+    // Letters or digits in a row that one side has and the other not (thin marks aside: OCR
+    // drops and adds those), the view's last glyph aside.
+    let mut longest = 0;
+    for kind in ['+', '-'] {
+        let mut run = 0;
+        for op in &ops[..ops.len().saturating_sub(1)] {
+            match op {
+                Some((k, c)) if *k == kind => run += usize::from(c.is_alphanumeric()),
+                _ => run = 0,
+            }
+            longest = longest.max(run);
+        }
+    }
+    if longest >= 3 {
+        ReadBack::Other(seen.to_string())
+    } else if d[n][end] * 4 <= n {
+        ReadBack::Holds
+    } else {
+        ReadBack::Unsure
+    }
+}
+
+/// Whether a field's readings show less of the text than was typed: a window of it, the text
+/// wider than the field (each reading at least three letters short of it).
+fn wider_than_field(readings: &[String], typed: &str) -> bool {
+    let ft = fold(typed).len();
+    readings
+        .iter()
+        .any(|r| (6..ft.saturating_sub(2)).contains(&fold(&inner(r, typed)).len()))
+}
+
 impl Runner<'_> {
     /// Does the field at `rect` (frame pixels of `frame`'s window) read exactly `text` now?
     pub(super) fn field_holds(&mut self, frame: &Frame, rect: Rect, text: &str) -> bool {
@@ -353,12 +440,81 @@ impl Runner<'_> {
     /// wider than the field) passes: this is one more witness, never a guess.
     pub(super) fn expect_value(
         &mut self,
+        lf: &LoadedFlow,
+        frame: &Frame,
+        rect: Rect,
+        text: &str,
+    ) -> Result<ReadBack, MendError> {
+        let (read, part) = self.expect_value_as_shown(frame, rect, text)?;
+        if read != ReadBack::Unsure || !part {
+            return Ok(read);
+        }
+        self.expect_value_at_ends(lf, frame, rect, text)
+    }
+
+    /// A text wider than its field, read where the field shows each of its ends: Home and
+    /// End (keys that stay in the field: the caret moves, nothing is typed), each after the
+    /// guard, and the field read after each ([`ends_view`]). A view that shows the text does
+    /// not begin or end there is `FIELD_VALUE_WRONG`; the caret is left at the end, as typing
+    /// left it.
+    fn expect_value_at_ends(
+        &mut self,
+        lf: &LoadedFlow,
         frame: &Frame,
         rect: Rect,
         text: &str,
     ) -> Result<ReadBack, MendError> {
         let Some(id) = frame.info.window.as_ref().map(|w| w.id) else {
             return Ok(ReadBack::Unsure);
+        };
+        let mut verdict = ReadBack::Unsure;
+        for (key, start) in [("Home", true), ("End", false)] {
+            self.check_guard(lf, frame)?;
+            self.input.perform(&Input_::Keys {
+                keys: parse_keys(key)?,
+            })?;
+            self.clock.sleep_ms(READ_AGAIN_MS);
+            let Ok(now) = self.capture.capture_window(id) else {
+                return Ok(ReadBack::Unsure);
+            };
+            let seen = self.finder.read_field(&now, moved(frame, &now, rect));
+            let views: Vec<ReadBack> = seen.iter().map(|r| ends_view(r, text, start)).collect();
+            let holds = views.contains(&ReadBack::Holds);
+            let other = views.iter().find_map(|v| match v {
+                ReadBack::Other(r) if !holds => Some(r.clone()),
+                _ => None,
+            });
+            if let Some(r) = other {
+                let end = if start { "begin" } else { "end" };
+                return Err(err(
+                    ErrorCode::FieldValueWrong,
+                    format!(
+                        "typed {} characters into the field at {rect:?}, wider than the field shows; after {key} it reads {} characters where the text should {end}, and they are not its own (a completion or what the field held before, joined to it — typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
+                        text.chars().count(),
+                        r.chars().count()
+                    ),
+                ));
+            }
+            if holds && (start || verdict == ReadBack::Holds) {
+                verdict = ReadBack::Holds;
+            } else {
+                verdict = ReadBack::Unsure;
+            }
+        }
+        Ok(verdict)
+    }
+
+    /// The field read as it shows after typing: the verdict, and whether the last reading
+    /// showed only part of the text ([`wider_than_field`]).
+    fn expect_value_as_shown(
+        &mut self,
+        frame: &Frame,
+        rect: Rect,
+        text: &str,
+    ) -> Result<(ReadBack, bool), MendError> {
+        let mut part = false;
+        let Some(id) = frame.info.window.as_ref().map(|w| w.id) else {
+            return Ok((ReadBack::Unsure, false));
         };
         let mut last = ReadBack::Unsure;
         // Up to three looks: a verdict of another value stands when the next look agrees; an
@@ -376,12 +532,13 @@ impl Runner<'_> {
             }
             // The window went away (a dialog closed): nothing to read.
             let Ok(now) = self.capture.capture_window(id) else {
-                return Ok(ReadBack::Unsure);
+                return Ok((ReadBack::Unsure, false));
             };
             let seen = self.finder.read_field(&now, moved(frame, &now, rect));
+            part = wider_than_field(&seen, text);
             let this = read_back_by(&seen, text);
             match (&last, &this) {
-                (_, ReadBack::Holds) => return Ok(ReadBack::Holds),
+                (_, ReadBack::Holds) => return Ok((ReadBack::Holds, part)),
                 (ReadBack::More(_), ReadBack::More(seen))
                 | (ReadBack::Other(_), ReadBack::Other(seen)) => {
                     return Err(err(
@@ -396,7 +553,7 @@ impl Runner<'_> {
                 _ => last = this,
             }
         }
-        Ok(ReadBack::Unsure)
+        Ok((ReadBack::Unsure, part))
     }
 
     /// The field's pixels now (its place in a fresh capture of the frame's window).
@@ -451,7 +608,55 @@ pub(super) fn moved(before: &Frame, now: &Frame, rect: Rect) -> Rect {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_back, read_back_by, ReadBack};
+    use super::{ends_view, read_back, read_back_by, wider_than_field, ReadBack};
+
+    /// A path wider than its field, seen after Home and after End. FLTK's file chooser
+    /// completed `/t` to `/tmp/` as the keys came in and left `/tmp` before the path: the
+    /// start shows four letters that were not typed. Views that are the text's ends (a glyph
+    /// misread, the far glyph cut, a thin mark dropped) hold; too little read tells nothing.
+    #[test]
+    fn a_text_wider_than_its_field_is_judged_at_its_ends() {
+        let path = "/work/main/target/real-apps/dillo-default-save_page-kSysp8/work/copy.html";
+        assert_eq!(
+            ends_view("/tmp/work/main/target/real-apps/dillo-d", path, true),
+            ReadBack::Other("/tmp/work/main/target/real-apps/dillo-d".into())
+        );
+        assert_eq!(
+            ends_view("/work/main/target/real-apps/dillo-d", path, true),
+            ReadBack::Holds
+        );
+        assert_eq!(
+            ends_view("|/work/rnain/target/real-apps/di", path, true),
+            ReadBack::Holds,
+            "a misread letter and the caret"
+        );
+        assert_eq!(
+            ends_view("efault-save_page-kSysp8/work/copy.html", path, false),
+            ReadBack::Holds
+        );
+        assert_eq!(
+            ends_view("efault-save_page-kSysp8work/copy.html", path, false),
+            ReadBack::Holds,
+            "a slash dropped"
+        );
+        assert_eq!(
+            ends_view("ault-save_page-kSysp8/work/copy.html/tmp", path, false),
+            ReadBack::Other("ault-save_page-kSysp8/work/copy.html/tmp".into()),
+            "a completion after the text"
+        );
+        assert_eq!(
+            ends_view("ault-save_page-kSysp8/work/copy.h", path, false),
+            ReadBack::Other("ault-save_page-kSysp8/work/copy.h".into()),
+            "the text's last letters missing at its end"
+        );
+        assert_eq!(ends_view("/wo", path, true), ReadBack::Unsure);
+        assert!(wider_than_field(
+            &["k/main/target/real-apps/dil".into()],
+            path
+        ));
+        assert!(!wider_than_field(&[path.into()], path));
+        assert!(!wider_than_field(&["copy".into()], "copy.txt"));
+    }
 
     #[test]
     fn a_reading_with_letters_joined_to_the_text_is_more() {

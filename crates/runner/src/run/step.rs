@@ -1094,7 +1094,7 @@ impl Runner<'_> {
                     && (was_blank || step.clear || replace)
                     && !secret
                 {
-                    self.expect_value(&frame, located.rect, &text)
+                    self.expect_value(lf, &frame, located.rect, &text)
                         .map_err(acted)?;
                 }
             }
