@@ -412,8 +412,8 @@ fn nano_writes_out_through_its_shortcut_rows_and_prompt_bar() {
 
 /// Dillo's Save opens FLTK's own file chooser, which completes a path as it is typed (`/t`
 /// becomes `/tmp/` under the keys) and leaves another path in its Filename box than the one
-/// typed, at any pace. The path is wider than the box: Mend reads it after Home and after End
-/// and stops with FIELD_VALUE_WRONG before OK — the Save tool button (an icon over its
+/// typed, at any pace. The path is wider than the box: Mend reads it with the caret walked to
+/// its start and back to its end, and stops with FIELD_VALUE_WRONG before OK — the Save tool button (an icon over its
 /// caption, lit by the pointer) and the box found, nothing saved anywhere. At first contact
 /// the tool button was not found; once it was, the mangled path went through unread to OK.
 #[test]

@@ -1459,6 +1459,24 @@ mod tests {
         }
     }
 
+    /// A line of `words` read on one row: its box around theirs, its text theirs joined.
+    fn line_of(words: Vec<Word>) -> Line {
+        let rect = words[1..]
+            .iter()
+            .fold(words[0].rect, |r, w| r.union(&w.rect));
+        let text = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Line {
+            text,
+            rect,
+            conf: 90.0,
+            words,
+        }
+    }
+
     #[test]
     fn an_icon_in_a_menus_gutter_is_no_part_of_its_caption() {
         let word = |t: &str, x: i32, w: i32| Word {
@@ -1468,27 +1486,14 @@ mod tests {
             line_key: (0, 0, 0),
         };
         let line = |ws: Vec<Word>, y: i32| {
-            let words: Vec<Word> = ws
-                .into_iter()
-                .map(|mut w| {
-                    w.rect.y = y;
-                    w
-                })
-                .collect();
-            let rect = words[1..]
-                .iter()
-                .fold(words[0].rect, |r, w| r.union(&w.rect));
-            let text = words
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
-            Line {
-                text,
-                rect,
-                conf: 90.0,
-                words,
-            }
+            line_of(
+                ws.into_iter()
+                    .map(|mut w| {
+                        w.rect.y = y;
+                        w
+                    })
+                    .collect(),
+            )
         };
         let menu = vec![
             line(vec![word("保存(S)", 34, 42)], 159),
@@ -1520,22 +1525,7 @@ mod tests {
             conf: 90.0,
             line_key: (0, 0, 0),
         };
-        let line = |words: Vec<Word>| {
-            let rect = words[1..]
-                .iter()
-                .fold(words[0].rect, |r, w| r.union(&w.rect));
-            let text = words
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
-            Line {
-                text,
-                rect,
-                conf: 90.0,
-                words,
-            }
-        };
+        let line = line_of;
         let texts = |l: Line| -> Vec<String> {
             without_signs_after(vec![l])
                 .into_iter()

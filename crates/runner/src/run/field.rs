@@ -77,13 +77,10 @@ pub(super) fn read_back_by(readings: &[String], typed: &str) -> ReadBack {
     verdicts.into_iter().next().unwrap_or(ReadBack::Unsure)
 }
 
-/// Where the folded reading `seen` lacks letters of the folded text `t`, aligned letter by
-/// letter: the indices of `t` it lacks (each moved to the start of its run of one letter:
-/// either `o` of `oo` is the same loss), and how many other edits (a letter read as another,
-/// one more) the alignment takes.
-fn aligned(seen: &[char], t: &[char]) -> (Vec<usize>, usize) {
-    let (n, m) = (t.len(), seen.len());
-    // d[i][j]: edits between t[..i] and seen[..j].
+/// The edit distances between the beginnings of `a` and of `b`: `d[i][j]` is how many
+/// letters put in, left out or changed make `a[..i]` into `b[..j]`.
+fn edits(a: &[char], b: &[char]) -> Vec<Vec<usize>> {
+    let (n, m) = (a.len(), b.len());
     let mut d = vec![vec![0usize; m + 1]; n + 1];
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
@@ -93,12 +90,22 @@ fn aligned(seen: &[char], t: &[char]) -> (Vec<usize>, usize) {
     }
     for i in 1..=n {
         for j in 1..=m {
-            let same = usize::from(t[i - 1] != seen[j - 1]);
+            let same = usize::from(a[i - 1] != b[j - 1]);
             d[i][j] = (d[i - 1][j - 1] + same)
                 .min(d[i - 1][j] + 1)
                 .min(d[i][j - 1] + 1);
         }
     }
+    d
+}
+
+/// Where the folded reading `seen` lacks letters of the folded text `t`, aligned letter by
+/// letter: the indices of `t` it lacks (each moved to the start of its run of one letter:
+/// either `o` of `oo` is the same loss), and how many other edits (a letter read as another,
+/// one more) the alignment takes.
+fn aligned(seen: &[char], t: &[char]) -> (Vec<usize>, usize) {
+    let (n, m) = (t.len(), seen.len());
+    let d = edits(t, seen);
     let (mut i, mut j) = (n, m);
     let (mut missing, mut other) = (Vec::new(), 0);
     while i > 0 || j > 0 {
@@ -227,7 +234,7 @@ pub(super) fn read_back(seen: &str, typed: &str) -> ReadBack {
 }
 
 /// How a view of one end of a text wider than its field reads against the text: `seen` is
-/// what the field shows after Home (`start`: the text's beginning) or after End (its end).
+/// what the field shows with the caret walked to the text's start (`start`) or to its end.
 /// `Other` when the text does not begin (end) there — three letters or digits in a row that
 /// were not typed, or typed ones missing in a row, inside the view (a completion left `/tmp`
 /// before `/work/…`); `Holds` when it does, a misreading forgiven (one edit in four); else
@@ -247,32 +254,25 @@ pub(super) fn ends_view(seen: &str, typed: &str, start: bool) -> ReadBack {
     if n < 6 || m < 6 {
         return ReadBack::Unsure;
     }
+    // Where the view and the text share their longest run of letters: a view that begins
+    // three letters or more inside the text is no view of its end (the key did not scroll
+    // the field there: Motif's text field, the view as typing left it) and tells nothing.
+    match longest_common_run(&s, &ft) {
+        Some((i, j, len)) if len >= 6 && j < i + 3 => {}
+        _ => return ReadBack::Unsure,
+    }
     // The whole view against a beginning of the text (the text goes on past the view).
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=n {
-        for j in 1..=m {
-            let same = usize::from(s[i - 1] != ft[j - 1]);
-            d[i][j] = (d[i - 1][j - 1] + same)
-                .min(d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1);
-        }
-    }
+    let d = edits(&s, &ft);
     let Some(end) = (0..=m).min_by_key(|&j| (d[n][j], j.abs_diff(n))) else {
         return ReadBack::Unsure;
     };
     // The edits in order from the view's own end: `+` a letter read that was not typed, `-`
-    // a typed letter not read, each with the letter.
+    // a typed letter not read, `~` a letter read as another, each with the letter.
     let (mut i, mut j, mut ops) = (n, end, Vec::new());
     while i > 0 || j > 0 {
         if i > 0 && j > 0 && d[i][j] == d[i - 1][j - 1] + usize::from(s[i - 1] != ft[j - 1]) {
             (i, j) = (i - 1, j - 1);
-            ops.push(None);
+            ops.push((s[i] != ft[j]).then_some(('~', s[i])));
         } else if i > 0 && d[i][j] == d[i - 1][j] + 1 {
             i -= 1;
             ops.push(Some(('+', s[i])));
@@ -282,18 +282,17 @@ pub(super) fn ends_view(seen: &str, typed: &str, start: bool) -> ReadBack {
         }
     }
     ops.reverse();
-    // Letters or digits in a row that one side has and the other not (thin marks aside: OCR
-    // drops and adds those), the view's last glyph aside.
+    // Letters or digits in a row that one side has and the other not, or that differ (thin
+    // marks aside: OCR drops and adds those), the view's last glyph aside: OCR misreads a
+    // letter here and there, never three in a row of a clean field (`draft` for `copy`).
     let mut longest = 0;
-    for kind in ['+', '-'] {
-        let mut run = 0;
-        for op in &ops[..ops.len().saturating_sub(1)] {
-            match op {
-                Some((k, c)) if *k == kind => run += usize::from(c.is_alphanumeric()),
-                _ => run = 0,
-            }
-            longest = longest.max(run);
+    let mut run = 0;
+    for op in &ops[..ops.len().saturating_sub(1)] {
+        match op {
+            Some((_, c)) => run += usize::from(c.is_alphanumeric()),
+            None => run = 0,
         }
+        longest = longest.max(run);
     }
     if longest >= 3 {
         ReadBack::Other(seen.to_string())
@@ -302,6 +301,25 @@ pub(super) fn ends_view(seen: &str, typed: &str, start: bool) -> ReadBack {
     } else {
         ReadBack::Unsure
     }
+}
+
+/// The longest run of letters `a` and `b` share: where it starts in each, and its length.
+fn longest_common_run(a: &[char], b: &[char]) -> Option<(usize, usize, usize)> {
+    let mut best: Option<(usize, usize, usize)> = None;
+    let mut prev = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        let mut row = vec![0usize; b.len() + 1];
+        for j in 1..=b.len() {
+            if a[i - 1] == b[j - 1] {
+                row[j] = prev[j - 1] + 1;
+                if best.is_none_or(|(_, _, l)| row[j] > l) {
+                    best = Some((i - row[j], j - row[j], row[j]));
+                }
+            }
+        }
+        prev = row;
+    }
+    best
 }
 
 /// Whether a field's readings show less of the text than was typed: a window of it, the text
@@ -452,11 +470,11 @@ impl Runner<'_> {
         self.expect_value_at_ends(lf, frame, rect, text)
     }
 
-    /// A text wider than its field, read where the field shows each of its ends: Home and
-    /// End (keys that stay in the field: the caret moves, nothing is typed), each after the
-    /// guard, and the field read after each ([`ends_view`]). A view that shows the text does
-    /// not begin or end there is `FIELD_VALUE_WRONG`; the caret is left at the end, as typing
-    /// left it.
+    /// A text wider than its field, read where the field shows each of its ends: the caret
+    /// walked there by arrow keys (they stay in the field: the caret moves, nothing is
+    /// typed), each key after the guard, and the field read at each end ([`ends_view`]). A
+    /// view that shows the text does not begin or end there is `FIELD_VALUE_WRONG`; the caret
+    /// is left at the end, as typing left it.
     fn expect_value_at_ends(
         &mut self,
         lf: &LoadedFlow,
@@ -468,11 +486,19 @@ impl Runner<'_> {
             return Ok(ReadBack::Unsure);
         };
         let mut verdict = ReadBack::Unsure;
-        for (key, start) in [("Home", true), ("End", false)] {
-            self.check_guard(lf, frame)?;
-            self.input.perform(&Input_::Keys {
-                keys: parse_keys(key)?,
-            })?;
+        // As many arrow keys as the text has characters (and two): the caret walks to the
+        // text's start, the field scrolling with it, then back to its end. Home and End are
+        // no such keys everywhere: Motif's file selection box hands them to its file list,
+        // which puts the first or last file's path into the box.
+        let steps = text.chars().count() + 2;
+        for (key, start) in [("Left", true), ("Right", false)] {
+            let chord = parse_keys(key)?;
+            for _ in 0..steps {
+                self.check_guard(lf, frame)?;
+                self.input.perform(&Input_::Keys {
+                    keys: chord.clone(),
+                })?;
+            }
             self.clock.sleep_ms(READ_AGAIN_MS);
             let Ok(now) = self.capture.capture_window(id) else {
                 return Ok(ReadBack::Unsure);
@@ -485,11 +511,15 @@ impl Runner<'_> {
                 _ => None,
             });
             if let Some(r) = other {
-                let end = if start { "begin" } else { "end" };
+                let (at, end) = if start {
+                    ("start", "begin")
+                } else {
+                    ("end", "end")
+                };
                 return Err(err(
                     ErrorCode::FieldValueWrong,
                     format!(
-                        "typed {} characters into the field at {rect:?}, wider than the field shows; after {key} it reads {} characters where the text should {end}, and they are not its own (a completion or what the field held before, joined to it — typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
+                        "typed {} characters into the field at {rect:?}, wider than the field shows; with the caret moved to its {at} it reads {} characters where the text should {end}, and they are not its own (a completion or what the field held before, joined to it — typed text is never logged). Nothing after it was done: make the field hold exactly the flow's value by hand and answer done, or retry",
                         text.chars().count(),
                         r.chars().count()
                     ),
@@ -610,7 +640,7 @@ pub(super) fn moved(before: &Frame, now: &Frame, rect: Rect) -> Rect {
 mod tests {
     use super::{ends_view, read_back, read_back_by, wider_than_field, ReadBack};
 
-    /// A path wider than its field, seen after Home and after End. FLTK's file chooser
+    /// A path wider than its field, seen at its start and at its end. FLTK's file chooser
     /// completed `/t` to `/tmp/` as the keys came in and left `/tmp` before the path: the
     /// start shows four letters that were not typed. Views that are the text's ends (a glyph
     /// misread, the far glyph cut, a thin mark dropped) hold; too little read tells nothing.
@@ -646,10 +676,22 @@ mod tests {
         );
         assert_eq!(
             ends_view("ault-save_page-kSysp8/work/copy.h", path, false),
-            ReadBack::Other("ault-save_page-kSysp8/work/copy.h".into()),
-            "the text's last letters missing at its end"
+            ReadBack::Unsure,
+            "a view ending three letters short of the text's end: a key that did not scroll, or letters lost — no verdict"
         );
         assert_eq!(ends_view("/wo", path, true), ReadBack::Unsure);
+        // Another file's name at the end, as long as the text's: letters that differ in a row
+        // (Motif's selection box put the list's last file into the box on End).
+        assert_eq!(
+            ends_view("ult-save_page-kSysp8/work/draft.html", path, false),
+            ReadBack::Other("ult-save_page-kSysp8/work/draft.html".into())
+        );
+        // Keys that did not scroll the field: the view is the one typing left, its end — no
+        // view of the start, and no verdict on it.
+        assert_eq!(
+            ends_view("efault-save_page-kSysp8/work/copy.html", path, true),
+            ReadBack::Unsure
+        );
         assert!(wider_than_field(
             &["k/main/target/real-apps/dil".into()],
             path
