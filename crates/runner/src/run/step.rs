@@ -595,16 +595,18 @@ impl Runner<'_> {
             let last_look = t_poll + self.opts.poll_ms * 4 >= deadline;
             // A window reaching past the screen's edge (a dialog taller than the screen) may
             // hold the target beyond it: fitted onto the screen, and when its least size is
-            // still too large, slid so its bottom edge shows (its buttons). A window moved is
-            // looked at again, past the deadline too (twice at most).
+            // still too large, slid so its bottom edge shows (its buttons), then its right edge
+            // too. A window moved is looked at again, past the deadline too (three times at
+            // most).
             let mut moved = false;
-            if r.err.code == ErrorCode::LocatorNotFound && fits < 2 {
+            if r.err.code == ErrorCode::LocatorNotFound && fits < 3 {
                 if let Some(f) = r.frame.as_deref() {
                     let to = match fits {
                         0 => fit_onto_screen(&f.info),
-                        _ => slide_onto_screen(&f.info),
+                        1 => slide_onto_screen(&f.info, false),
+                        _ => slide_onto_screen(&f.info, true),
                     };
-                    fits = if to.is_some() { fits + 1 } else { 2 };
+                    fits = if to.is_some() { fits + 1 } else { 3 };
                     if let Some((window, to)) = to {
                         // A window manager that will not move it leaves the look as it was.
                         moved = self.input.perform(&Input_::Fit { window, to }).is_ok();
@@ -1327,24 +1329,34 @@ pub(super) fn fit_onto_screen(info: &mend_model::FrameInfo) -> Option<(u32, Rect
     Some((w.id, Rect::new(x, 0, width.max(1), height.max(1))))
 }
 
-/// A window still past the screen's bottom after [`fit_onto_screen`] (its least size is
-/// larger than the screen): slid up so its bottom edge shows, its top past the screen's top.
-/// A later target above it is brought back by the next fit.
-pub(super) fn slide_onto_screen(info: &mend_model::FrameInfo) -> Option<(u32, Rect)> {
+/// A window still past the screen's bottom or right edge after [`fit_onto_screen`] (its least
+/// size is larger than the screen): slid up so its bottom edge shows, its top past the
+/// screen's top; and, `across` (or when it runs past the right edge only), left so its right
+/// edge shows (a dialog's OK, the far end of its form), its left part past the screen's left
+/// edge. A later target in the part slid away is brought back by the next fit.
+pub(super) fn slide_onto_screen(info: &mend_model::FrameInfo, across: bool) -> Option<(u32, Rect)> {
     let w = info.window.as_ref()?;
-    if info.from_screen(&w.rect).bottom() <= info.bounds().bottom() {
+    let (inside, b) = (info.from_screen(&w.rect), info.bounds());
+    let past_bottom = inside.bottom() > b.bottom();
+    let past_right = inside.right() > b.right() && (across || !past_bottom);
+    if !past_bottom && !past_right {
         return None;
     }
-    let screen_b = info.origin.y + info.height as i32;
-    Some((
-        w.id,
-        Rect::new(
-            w.rect.x,
-            screen_b - w.rect.h - TITLE_BAR,
-            w.rect.w,
-            w.rect.h,
-        ),
-    ))
+    let (screen_r, screen_b) = (
+        info.origin.x + info.width as i32,
+        info.origin.y + info.height as i32,
+    );
+    let x = if past_right {
+        screen_r - w.rect.w - 4
+    } else {
+        w.rect.x
+    };
+    let y = if past_bottom {
+        screen_b - w.rect.h - TITLE_BAR
+    } else {
+        w.rect.y
+    };
+    Some((w.id, Rect::new(x, y, w.rect.w, w.rect.h)))
 }
 
 /// A refusal in a window that reaches past the screen says so: the control may lie beyond the
@@ -1479,6 +1491,36 @@ mod fit_tests {
         );
     }
 
+    /// A window wider than the screen whose least size the window manager kept (FileZilla's
+    /// Site Manager at 1.5× text, 1506 px on a 1280 px screen): slid left so its right edge
+    /// shows, its top where it was; one taller and wider, up and left.
+    #[test]
+    fn a_window_past_the_right_edge_is_slid_left() {
+        let info = frame(
+            Rect::new(1, 20, 1506, 617),
+            Point { x: 1, y: 20 },
+            1279,
+            617,
+        );
+        let (id, to) = slide_onto_screen(&info, false).unwrap();
+        assert_eq!(id, info.window.as_ref().unwrap().id);
+        assert_eq!(to, Rect::new(1280 - 1506 - 4, 20, 1506, 617));
+        // Taller and wider: up first (its left part stays), then up and left.
+        let info = frame(
+            Rect::new(0, 0, 1506, 1100),
+            Point { x: 0, y: 0 },
+            1280,
+            1024,
+        );
+        let (_, to) = slide_onto_screen(&info, false).unwrap();
+        assert_eq!(to, Rect::new(0, 1024 - 1100 - TITLE_BAR, 1506, 1100));
+        let (_, to) = slide_onto_screen(&info, true).unwrap();
+        assert_eq!(
+            to,
+            Rect::new(1280 - 1506 - 4, 1024 - 1100 - TITLE_BAR, 1506, 1100)
+        );
+    }
+
     #[test]
     fn a_window_on_the_screen_is_not_past_it() {
         let info = frame(
@@ -1489,7 +1531,7 @@ mod fit_tests {
         );
         assert!(!past_the_screen(&info));
         assert_eq!(fit_onto_screen(&info), None);
-        assert_eq!(slide_onto_screen(&info), None);
+        assert_eq!(slide_onto_screen(&info, true), None);
         // A frame grown for a menu hanging outside the window: the window itself is whole.
         let info = frame(
             Rect::new(93, 20, 600, 400),
