@@ -17,7 +17,8 @@ pub struct TargetArgs {
     /// The control's label (for a field: the label beside it).
     #[arg(long)]
     pub text: Option<String>,
-    /// button, field, label, text, menu, column_header, row, table, any.
+    /// button, field, label, text, menu, column_header, row, table, area (a bare place, by
+    /// --near and --offset), any.
     #[arg(long, default_value = "any")]
     pub role: String,
     /// A stable label the control sits next to.

@@ -656,6 +656,10 @@ impl Locator {
                 .filter(|l| label_match(near, &caption(&labels, l)).is_some() && !too_wide(l))
                 .collect();
             match anchors.as_slice() {
+                [a] if target.role == Role::Area => {
+                    let c = bare_area(scene, &labels, a, target.offset.unwrap_or((0, 0)), near)?;
+                    return Ok(answer(Strategy::Anchor, c));
+                }
                 [a] => {
                     let found = match target.offset {
                         Some((dx, dy)) => {
@@ -1769,6 +1773,122 @@ fn caption(labels: &[SeenLabel], l: &SeenLabel) -> String {
 }
 
 /// A line box much wider than its characters explain holds text OCR did not return.
+/// An area target (a canvas, a picture: `role = "area"`) at `offset` from the anchor `a`: the
+/// place itself, a text height square, answered only where the pixels show it bare — inside
+/// the window and on the screen, on none of the window's popups, on no control's box (a
+/// control that is there is named by its role and caption instead), and no words within a
+/// text height of it. Anything else there is a refusal that says what is there.
+fn bare_area(
+    scene: &mut Scene,
+    labels: &[SeenLabel],
+    a: &SeenLabel,
+    (dx, dy): (i32, i32),
+    near: &str,
+) -> Result<Candidate, Refusal> {
+    let th = a.line.h.max(8);
+    let c = a.line.center();
+    let p = mend_model::Point {
+        x: c.x + dx,
+        y: c.y + dy,
+    };
+    let info = &scene.frame.info;
+    let window = info
+        .window_in_frame()
+        .and_then(|w| w.intersect(&info.bounds()))
+        .unwrap_or_else(|| info.bounds());
+    let refuse = |why: String, cands: Vec<Candidate>| {
+        Refusal::new(
+            ErrorCode::LocatorNotFound,
+            format!(
+                "the anchor '{near}' was found at {},{} ('{}'), but the area at {dx:+},{dy:+} from its centre ({},{}) {why}. Check the screen; fix the flow's offset, or name what is there",
+                c.x, c.y, a.text, p.x, p.y
+            ),
+            cands,
+        )
+    };
+    if !window.inflate(-th).contains(p) || info.popups.iter().any(|r| r.contains(p)) {
+        return Err(refuse(
+            "lies outside the window's part on the screen, or on one of its popups".into(),
+            vec![],
+        ));
+    }
+    // A control's box there or within a text height: the place is (or may be) that control.
+    // A box that is most of the window (a view's frame around the canvas) is no control.
+    let most = window.area() / 4;
+    if let Some(b) = scene
+        .boxes()
+        .iter()
+        .filter(|b| b.rect.inflate(th).contains(p) && b.rect.area() < most)
+        .min_by_key(|b| b.rect.area())
+    {
+        let r = b.rect;
+        return Err(refuse(
+            format!(
+                "is on or beside a control ({}, {}×{} at {},{})",
+                format!("{:?}", b.role).to_lowercase(),
+                r.w,
+                r.h,
+                r.x,
+                r.y
+            ),
+            vec![Candidate {
+                rect: b.rect,
+                text: String::new(),
+                role: b.role,
+                score: 0.0,
+            }],
+        ));
+    }
+    if let Some(l) = labels.iter().find(|l| l.line.inflate(th).contains(p)) {
+        return Err(refuse(
+            format!("holds the words '{}'", l.text),
+            vec![Candidate {
+                rect: l.line,
+                text: l.text.clone(),
+                role: Role::Label,
+                score: 0.0,
+            }],
+        ));
+    }
+    // Bare ground: around the place, three text heights square, the pixels are one shade (an
+    // unframed icon, a picture's detail, a line are not).
+    let around = Rect::new(p.x - 3 * th / 2, p.y - 3 * th / 2, 3 * th, 3 * th);
+    if !one_shade(&scene.frame.image, around) {
+        return Err(refuse(
+            "is not bare: something is drawn there (an icon, a picture, a line)".into(),
+            vec![],
+        ));
+    }
+    Ok(Candidate {
+        rect: Rect::new(p.x - th / 2, p.y - th / 2, th, th),
+        text: near.to_string(),
+        role: Role::Area,
+        score: 0.9,
+    })
+}
+
+/// Whether `r` of `img` is one shade: 97 % of its pixels within 24 levels, in each channel, of
+/// its middle pixel (a gradient drifts less than that over a few text heights).
+fn one_shade(img: &RgbaImage, r: Rect) -> bool {
+    let Some(r) = r.clamp_to(&Rect::new(0, 0, img.width() as i32, img.height() as i32)) else {
+        return false;
+    };
+    let m = img
+        .get_pixel((r.x + r.w / 2) as u32, (r.y + r.h / 2) as u32)
+        .0;
+    let (mut n, mut off) = (0usize, 0usize);
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            let q = img.get_pixel(x as u32, y as u32).0;
+            n += 1;
+            if (0..3).any(|k| (q[k] as i16 - m[k] as i16).abs() > 24) {
+                off += 1;
+            }
+        }
+    }
+    n > 0 && off * 100 <= n * 3
+}
+
 fn too_wide(l: &SeenLabel) -> bool {
     // A glyph's ink box can be a pixel tall ('-'): measure at least a small text's height.
     let h = l.line.h.max(8) as f64;

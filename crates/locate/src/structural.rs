@@ -157,6 +157,8 @@ fn role_fits(want: Role, node_role: &str) -> bool {
         Role::Row => matches!(r, "table row" | "list item" | "tree item"),
         Role::Table => matches!(r, "table" | "tree table" | "list" | "tree"),
         Role::Text => matches!(r, "label" | "text" | "paragraph" | "static" | "heading"),
+        // An area is no node of its own: the pixels place it (chain.rs bare_area).
+        Role::Area => false,
         // Any control with a caption; never a container (a frame or panel is named by its
         // title, and its box holds every control in it).
         Role::Any => !matches!(

@@ -13,7 +13,7 @@
 use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery};
 use mend_locate::text::label_match;
 use mend_locate::{Locator, Recorded};
-use mend_model::{ErrorCode, Located, Rect, Role, Target};
+use mend_model::{ErrorCode, Located, Rect, Role, Strategy, Target};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -876,6 +876,53 @@ fn a_caption_read_with_its_value_is_cut_at_its_colon() {
         .locate(&s.frame, &at("Resolution", 392), &Recorded::default())
         .expect_err("no caption 'Resolution' on its own");
     assert_eq!(e.error.code, ErrorCode::LocatorNotFound);
+}
+
+/// An area (`role = "area"`: a canvas, a picture, no control of its own) by its anchor and
+/// offset (Ephoto's image view above its info bar): the place itself where the pixels show it
+/// bare; refused on the picture (a box), on a tool button, on an unframed icon, on words, and
+/// off the window — each saying what is there.
+#[test]
+fn an_area_is_a_bare_place_at_its_offset_and_nothing_else() {
+    let mut loc = locator();
+    let s = load("ephoto", "default_info_bar");
+    let at = |dx: i32, dy: i32| Target {
+        near: Some("Resolution:".into()),
+        offset: Some((dx, dy)),
+        role: Role::Area,
+        ..Target::default()
+    };
+    let bare = loc
+        .locate(&s.frame, &at(0, -150), &Recorded::default())
+        .expect("the bare view above the bar");
+    assert_eq!(bare.strategy, Strategy::Anchor);
+    let c = bare.rect.center();
+    assert!(
+        (c.x - 427).abs() <= 2 && (c.y - 334).abs() <= 2,
+        "{:?}",
+        bare.rect
+    );
+    assert!(bare.rect.w <= 16 && bare.rect.h <= 16, "{:?}", bare.rect);
+    for (dx, dy, says) in [
+        (113, -250, "a control"),  // the picture, framed in white
+        (392, 0, "a control"),     // the save button
+        (-400, -472, "not bare"),  // the folder icon before `home`, no frame
+        (-370, -470, "the words"), // `home`
+        (0, 0, "the words"),       // the caption itself
+        (600, 0, "outside"),       // past the window's right edge
+    ] {
+        let e = loc
+            .locate(&s.frame, &at(dx, dy), &Recorded::default())
+            .expect_err("nothing bare there")
+            .error;
+        assert_eq!(
+            e.code,
+            ErrorCode::LocatorNotFound,
+            "{dx},{dy}: {}",
+            e.message
+        );
+        assert!(e.message.contains(says), "{dx},{dy}: {}", e.message);
+    }
 }
 
 /// Athena command buttons packed edge to edge (xedit: `Quit | Save | Load`, parted by 1 px lines,

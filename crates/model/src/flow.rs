@@ -296,17 +296,34 @@ fn check_target(t: &TargetSpec, what: &str) -> Result<(), String> {
     if let Some(r) = &t.role {
         if Role::parse(r).is_none() {
             return Err(format!(
-                "{what}: role '{r}' is not a role; use button, field, label, text, menu, column_header, row, table or any"
+                "{what}: role '{r}' is not a role; use button, field, label, text, menu, column_header, row, table, area or any"
             ));
         }
     }
     if t.offset.is_some() && t.near.is_none() {
         return Err(format!("{what}: `offset` needs `near`"));
     }
+    if is_area(t) && (t.near.is_none() || t.offset.is_none() || t.text.is_some()) {
+        return Err(format!(
+            "{what}: an area (a canvas, a picture: no control, no words) is named by `near` and `offset` alone, without `text`"
+        ));
+    }
     Ok(())
 }
 
+fn is_area(t: &TargetSpec) -> bool {
+    t.role.as_deref().and_then(Role::parse) == Some(Role::Area)
+}
+
 fn check_check(c: &Check) -> Result<(), String> {
+    if let Check::Exists(t) | Check::NotExists(t) | Check::TextMatches { target: t, .. } = c {
+        if is_area(t) {
+            return Err(
+                "a check looks for a control or words; an area has neither (check what the click shows)"
+                    .into(),
+            );
+        }
+    }
     match c {
         Check::Exists(t) | Check::NotExists(t) => check_target(t, "the check's target"),
         Check::WindowTitle(p) if p.is_empty() => Err("window_title is empty".into()),
@@ -337,6 +354,17 @@ fn check_step(s: &Step, vars: &BTreeMap<String, String>, columns: &[String]) -> 
         (None, true) => return Err(format!("{:?} needs a `target`", s.action).to_lowercase()),
         (Some(t), _) => check_target(t, "target")?,
         _ => {}
+    }
+    if s.target.as_ref().is_some_and(is_area)
+        && !matches!(
+            s.action,
+            Action::Click | Action::DoubleClick | Action::RightClick | Action::Scroll
+        )
+    {
+        return Err(format!(
+            "{} does not go to an area (a canvas, a picture): click, double_click, right_click or scroll it",
+            format!("{:?}", s.action).to_lowercase()
+        ));
     }
     match s.action {
         Action::Type if s.text.is_none() => return Err("type needs `text`".into()),
@@ -472,6 +500,40 @@ verify = { exists = { text = "查询", role = "button" } }
             "{}",
             e.message
         );
+    }
+
+    /// An area (a canvas, a picture) is a place by an anchor and an offset: clicked, never
+    /// typed into or checked for, and never named by words it does not hold.
+    #[test]
+    fn an_area_is_named_by_an_anchor_and_an_offset_and_only_clicked() {
+        let step = |action: &str, t: &str| {
+            format!("version = 1\nname = \"t\"\n[window]\ntitle = \"T\"\n[[step]]\naction = \"{action}\"\ntarget = {t}\ntext = \"x\"\n")
+        };
+        let area = r#"{ near = "Resolution:", offset = [0, -150], role = "area" }"#;
+        assert!(parse_flow("f", &step("right_click", area), &[]).is_ok());
+        assert!(parse_flow("f", &step("click", area), &[]).is_ok());
+        for (action, t, says) in [
+            ("type", area, "does not go to an area"),
+            (
+                "click",
+                r#"{ near = "Resolution:", role = "area" }"#,
+                "`near` and `offset` alone",
+            ),
+            (
+                "click",
+                r#"{ text = "picture", near = "Resolution:", offset = [0, -150], role = "area" }"#,
+                "without `text`",
+            ),
+        ] {
+            let e = parse_flow("f", &step(action, t), &[]).unwrap_err();
+            assert_eq!(e.code, ErrorCode::FlowInvalid);
+            assert!(e.message.contains(says), "{action} {t}: {}", e.message);
+        }
+        let check = format!(
+            "version = 1\nname = \"t\"\n[window]\ntitle = \"T\"\n[[step]]\naction = \"assert\"\ncheck = [{{ exists = {area} }}]\n"
+        );
+        let e = parse_flow("f", &check, &[]).unwrap_err();
+        assert!(e.message.contains("an area has neither"), "{}", e.message);
     }
 
     #[test]

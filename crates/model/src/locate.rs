@@ -13,6 +13,10 @@ pub enum Role {
     Row,
     Menu,
     Text,
+    /// A place with no control of its own — a canvas, a picture, the bare part of a view — named
+    /// by an anchor and an offset (`near`, `offset`): only found where the pixels show neither
+    /// a control nor words (chain.rs, the anchor rung).
+    Area,
     #[default]
     Any,
 }
@@ -28,13 +32,18 @@ impl Role {
             "row" => Role::Row,
             "menu" => Role::Menu,
             "text" => Role::Text,
+            "area" => Role::Area,
             "any" => Role::Any,
             _ => return None,
         })
     }
 
     /// Whether a control seen as `seen` can be what a target of role `self` means.
+    /// An area is no control: it accepts none, and no target takes one for a control.
     pub fn accepts(self, seen: Role) -> bool {
+        if self == Role::Area || seen == Role::Area {
+            return self == seen;
+        }
         self == Role::Any || seen == Role::Any || self == seen
     }
 }
