@@ -132,6 +132,9 @@ describe("check forms", () => {
 
   it("knows the roles and their other spellings", () => {
     expect(targetProblem({ text: "x", role: "knob" })).toMatch(/role 'knob' is not a role/);
+    expect(targetProblem({ near: "Resolution:", offset: [0, -150], role: "area" })).toBeNull();
+    expect(targetProblem({ near: "Resolution:", role: "area" })).toMatch(/an area .* without a text/);
+    expect(targetProblem({ text: "picture", near: "Resolution:", offset: [0, -150], role: "area" })).toMatch(/an area/);
     expect(targetProblem({ text: "x", role: "edit" })).toBeNull();
     expect(roleOptions("edit")).toContain("edit");
     expect(roleOptions("button")).not.toContain("edit");

@@ -13,7 +13,7 @@ import { applyProposal, clean, needsTarget, updateStep } from "./flowEdit";
  */
 
 /** The roles a target may name (crates/model `Role::parse`). */
-export const ROLES = ["any", "button", "field", "label", "text", "menu", "column_header", "row", "table"] as const;
+export const ROLES = ["any", "button", "field", "label", "text", "menu", "column_header", "row", "table", "area"] as const;
 
 /** Other spellings `Role::parse` also takes (a flow written by hand may use them). */
 const ROLE_ALIASES = ["dialog_button", "edit", "input", "header"];
@@ -140,6 +140,9 @@ export function targetProblem(t: TargetSpec | undefined, what = "target"): strin
     return `${what}: role '${t.role}' is not a role; use ${ROLES.slice(1).join(", ")} or any`;
   }
   if (t.offset && !t.near) return `${what}: an offset needs a near label`;
+  if (t.role === "area" && (!t.near || !t.offset || t.text)) {
+    return `${what}: an area (a canvas, a picture: no control, no words) is named by a near label and an offset alone, without a text`;
+  }
   return null;
 }
 
