@@ -103,7 +103,23 @@ pub struct Locator {
     pub(crate) no_tree: Vec<String>,
     /// Why the tree did not answer this locate (for the refusal's message).
     pub(crate) tree_said: Option<String>,
+    /// The readings of the last frame looked at again with its faint text drawn
+    /// ([`Locator::faint_pass`]), and whether such a look is under way.
+    faint_cache: SceneCache,
+    in_faint_pass: bool,
 }
+
+/// A reading on `line` took in all of the faint row `row` (at least nine tenths of its
+/// width, on its band): a row read in part (`ame` of a `Name` whose yellow N was lost) is not.
+fn read_whole(line: &Rect, row: &Rect) -> bool {
+    let across = line.right().min(row.right()) - line.x.max(row.x);
+    let c = row.center().y;
+    line.y <= c && c < line.bottom() && across * 10 >= row.w * 9
+}
+
+/// The bit that tells a frame looked at again with its faint text drawn from the frame itself
+/// (their readings are cached apart).
+const FAINT_FRAME: u64 = 1 << 62;
 
 /// `reading` holds the target's whole caption and more words: a look-alike ("Save As…" for
 /// "Save"), never the target read less well.
@@ -237,6 +253,8 @@ impl Locator {
             structure: None,
             no_tree: Vec::new(),
             tree_said: None,
+            faint_cache: SceneCache::default(),
+            in_faint_pass: false,
         })
     }
 
@@ -363,8 +381,10 @@ impl Locator {
         if tests::FAULT.with(|f| f.get()) {
             panic!("a fault put here by a test");
         }
-        if let Some(l) = self.by_tree(frame, target)? {
-            return Ok(l);
+        if !self.in_faint_pass {
+            if let Some(l) = self.by_tree(frame, target)? {
+                return Ok(l);
+            }
         }
         let mut scene = Scene::resume(frame, std::mem::take(&mut self.cache));
         self.refuted.clear();
@@ -381,7 +401,14 @@ impl Locator {
         // One place to hover, or none: two bare captions alike are for a person to tell apart.
         let mut hover = std::mem::take(&mut scene.hover_asked);
         hover.dedup_by(|a, b| a.iou(b) > 0.5);
+        let read: Vec<Rect> = scene.labels_read().iter().map(|l| l.line).collect();
         self.cache = scene.into_cache();
+        let r = match r {
+            Err(e) if e.error.code == ErrorCode::LocatorNotFound && target.text.is_some() => self
+                .faint_pass(frame, target, recorded, &read)
+                .unwrap_or(Err(e)),
+            r => r,
+        };
         // A refusal says what the tree saw too, when the window has one.
         r.map_err(|mut e| {
             if e.error.code == ErrorCode::LocatorNotFound && e.candidates.is_empty() {
@@ -397,6 +424,53 @@ impl Locator {
             }
             e
         })
+    }
+
+    /// A target not found where the window holds faint text nothing was read in (a text UI's
+    /// white captions on light grey, `vision::faint_text`): the window looked at again with
+    /// that text drawn at full contrast and every other pixel as it was, so its boxes and
+    /// what was read before stay; an answer there is the answer, a refusal there is kept when
+    /// it says more (two places) — otherwise the first look's refusal stands (`None`).
+    fn faint_pass(
+        &mut self,
+        frame: &Frame,
+        target: &Target,
+        recorded: &Recorded,
+        read: &[Rect],
+    ) -> Option<Result<Located, Refusal>> {
+        if self.in_faint_pass {
+            return None;
+        }
+        let rows: Vec<Rect> = mend_vision::faint_text(&frame.image)
+            .into_iter()
+            .filter(|r| !read.iter().any(|l| read_whole(l, r)))
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut info = frame.info.clone();
+        info.id ^= FAINT_FRAME;
+        let drawn = Frame {
+            info,
+            image: mend_vision::with_faint_text_drawn(&frame.image, &rows),
+        };
+        let first = std::mem::replace(&mut self.cache, std::mem::take(&mut self.faint_cache));
+        let second = self.second.as_mut().map(|(_, c)| std::mem::take(c));
+        self.in_faint_pass = true;
+        let r = self.locate_unguarded(&drawn, target, recorded);
+        self.in_faint_pass = false;
+        self.faint_cache = std::mem::replace(&mut self.cache, first);
+        if let (Some((_, c)), Some(kept)) = (self.second.as_mut(), second) {
+            *c = kept;
+        }
+        match r {
+            Ok(mut l) => {
+                l.frame_id = frame.info.id;
+                Some(Ok(l))
+            }
+            Err(e) if e.error.code == ErrorCode::LocatorAmbiguous => Some(Err(e)),
+            Err(_) => None,
+        }
     }
 
     /// Two readers, one verdict (`MEND_OCR=both`). A place the first reader found by its

@@ -925,6 +925,37 @@ fn an_area_is_a_bare_place_at_its_offset_and_nothing_else() {
     }
 }
 
+/// Faint captions (Free Vision's dialog in xterm: its title and `Name` in bright white on
+/// light grey, 26 grey levels, the N in yellow) are read when a target is not found: the
+/// window is looked at again with that text drawn at full contrast. The title and the field
+/// under `Name` are found at their boxes; what the first look found is found where it was; a
+/// control the dialog lacks is still refused.
+#[test]
+fn faint_captions_are_read_when_the_first_look_finds_nothing() {
+    let mut loc = locator();
+    let s = load("fp-ide", "default_save_as");
+    let t = |text: &str, role: Role| Target {
+        text: Some(text.into()),
+        role,
+        ..Target::default()
+    };
+    for (text, role, want) in [
+        ("Save File As", Role::Any, Rect::new(260, 69, 71, 9)),
+        ("Name", Role::Field, Rect::new(170, 106, 168, 13)),
+        ("Ok", Role::Button, Rect::new(362, 106, 60, 13)),
+    ] {
+        let l = loc
+            .locate(&s.frame, &t(text, role), &Recorded::default())
+            .unwrap_or_else(|e| panic!("{text}: {}", e.error.message));
+        assert!(l.rect.iou(&want) >= 0.6, "{text}: {:?}", l.rect);
+        assert_eq!(l.frame_id, s.frame.info.id, "{text}: the frame looked at");
+    }
+    let e = loc
+        .locate(&s.frame, &t("Replace", Role::Button), &Recorded::default())
+        .expect_err("no Replace on the dialog");
+    assert_eq!(e.error.code, ErrorCode::LocatorNotFound);
+}
+
 /// Athena command buttons packed edge to edge (xedit: `Quit | Save | Load`, parted by 1 px lines,
 /// against the window's top, the pane's rule under them; no button has a top or a bottom line
 /// of its own): each is a button (the suite's targets), and the file name field right of Load —

@@ -3,6 +3,7 @@
 
 mod boxes;
 mod check;
+mod faint;
 mod fingerprint;
 mod glyphs;
 mod ink;
@@ -11,6 +12,7 @@ mod template;
 
 pub use boxes::{find_control_boxes, framed_area_below, ControlBox};
 pub use check::{check_state, find_check_indicator};
+pub use faint::{faint_text, with_faint_text_drawn};
 pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use glyphs::lone_glyphs;
 pub use ink::{
