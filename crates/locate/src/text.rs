@@ -75,6 +75,30 @@ fn dot_between_letters(s: &str) -> String {
     })
 }
 
+/// A zero in a word of Latin letters is the letter O: a reader takes a coloured or bold `O`
+/// for `0` (a text UI's cyan O of `Ok` read `0k`), and no caption writes a zero inside a word.
+/// A zero beside a digit (`F10`, `2.0`) stays, as does one standing alone. Applied to a
+/// reading compared with a caption that has no digit ([`label_match`]).
+fn o_among_letters(s: &str) -> String {
+    if !s.contains('0') {
+        return s.to_string();
+    }
+    let cs: Vec<char> = s.chars().collect();
+    let letter = |c: Option<&char>| c.is_some_and(|c| c.is_ascii_alphabetic());
+    let digit = |c: Option<&char>| c.is_some_and(|c| c.is_ascii_digit());
+    cs.iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let (before, after) = (i.checked_sub(1).and_then(|j| cs.get(j)), cs.get(i + 1));
+            if c == '0' && (letter(before) || letter(after)) && !digit(before) && !digit(after) {
+                'o'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// `s` with each `from` standing between two characters `side` accepts read as `to`.
 fn between(s: &str, from: char, to: char, side: impl Fn(char) -> bool) -> String {
     let cs: Vec<char> = s.chars().collect();
@@ -192,7 +216,12 @@ pub const FUZZY_MIN: f64 = 0.8;
 /// control, `None` when it does not (including every "word added" look-alike).
 pub fn label_match(wanted: &str, seen: &str) -> Option<f64> {
     let seen = &space_for_underscore(wanted, seen);
-    let (w, s) = (normalize(wanted), normalize(seen));
+    let (w, mut s) = (normalize(wanted), normalize(seen));
+    // A caption without digits read with a zero among its letters: the zero is an O. A
+    // wanted text with a digit (a value a check proves) is compared as read.
+    if !w.chars().any(|c| c.is_ascii_digit()) {
+        s = o_among_letters(&s);
+    }
     if w.is_empty() || s.is_empty() {
         return None;
     }
@@ -310,6 +339,20 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_in_a_word_of_letters_is_an_o_and_beside_digits_a_zero() {
+        assert_eq!(label_match("Ok", "0k"), Some(1.0));
+        assert_eq!(label_match("Open", "0pen"), Some(1.0));
+        assert_eq!(label_match("Zoom", "Zo0m"), Some(1.0));
+        assert_eq!(o_among_letters("f10"), "f10");
+        assert_eq!(o_among_letters("2.0"), "2.0");
+        assert_eq!(o_among_letters("0"), "0");
+        // A wanted text with a digit is compared as read: a check's value `A0B` is not
+        // proven by a screen showing `AOB`, nor `AOB` by `A0B`.
+        assert_ne!(label_match("A0B 7", "AOB 7"), Some(1.0));
+        assert_ne!(label_match("Order AOB 7", "Order A0B 7"), Some(1.0));
+    }
+
+    #[test]
     fn a_one_letter_caption_in_the_other_case_is_another_key() {
         assert_eq!(label_match("e", "E"), None);
         assert_eq!(label_match("E", "e"), None);
@@ -378,8 +421,10 @@ mod tests {
 
     #[test]
     fn small_misreads_match_with_less_confidence() {
-        let s = label_match("Password", "Passw0rd").unwrap();
+        let s = label_match("Password", "Passwcrd").unwrap();
         assert!((0.8..1.0).contains(&s));
+        // A zero among letters is an O, no misread (a_zero_in_a_word_of_letters_is_an_o…).
+        assert_eq!(label_match("Password", "Passw0rd"), Some(1.0));
         assert_eq!(label_match("Submit", "Sia"), None);
         assert_eq!(label_match("", "x"), None);
     }

@@ -207,7 +207,7 @@ fn letter_in_colour(
 /// row while the shade holds, each side less than `reach` past the text's far end, and up and
 /// down from just left of the text for at most three text heights. The ground a caption is
 /// drawn on — a flat button's plate, a selection bar.
-fn shade_around(img: &RgbaImage, line: Rect, reach: i32) -> Option<(i32, Rect)> {
+fn shade_around(img: &RgbaImage, line: Rect, reach: i32) -> Option<(Shade, Rect)> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let h = line.h.max(6);
     let y = line.center().y;
@@ -216,8 +216,15 @@ fn shade_around(img: &RgbaImage, line: Rect, reach: i32) -> Option<(i32, Rect)> 
     if !inside(lx, y) || !inside(rx, y) {
         return None;
     }
-    let shade = (luma(img, lx, y) + luma(img, rx, y)) / 2;
-    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - shade).abs() <= 6;
+    let p = img.get_pixel(lx as u32, y as u32).0;
+    // In colour too: a green plate as grey as the slate ground around it ends where it does.
+    let shade = Shade {
+        grey: (luma(img, lx, y) + luma(img, rx, y)) / 2,
+        colour: [p[0] as i32, p[1] as i32, p[2] as i32],
+    };
+    let same = |x: i32, y: i32| {
+        inside(x, y) && (luma(img, x, y) - shade.grey).abs() <= 6 && shade.far(img, x, y) <= 24
+    };
     if !same(lx, y) || !same(rx, y) {
         return None;
     }
@@ -251,7 +258,9 @@ fn shade_around(img: &RgbaImage, line: Rect, reach: i32) -> Option<(i32, Rect)> 
 /// UI's button is one cell row tall: 2 px over the capitals, 1 under), at most four line
 /// heights tall
 /// (a reader's line may be as tight as the capitals)
-/// and the text's width plus six text heights wide, the text centred in it, and the ground
+/// and the text's width plus eight text heights wide (a text UI's button is ten cells
+/// whatever its caption: `Ok` on 120 px at a 14-point terminal font), the text centred in it,
+/// and the ground
 /// outside it at least 8 grey levels off on both sides (a tinted panel or a selection bar runs
 /// on far wider, and a plain label has no plate). `None` otherwise.
 pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
@@ -260,11 +269,17 @@ pub fn flat_plate(img: &RgbaImage, line: Rect) -> Option<Rect> {
     let y = line.center().y;
     let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
     let lx = line.x - 3;
-    let max_w = line.w + 6 * h;
+    let max_w = line.w + 8 * h;
     let (plate, r) = shade_around(img, line, max_w)?;
-    let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - plate).abs() <= 6;
+    let same = |x: i32, y: i32| {
+        inside(x, y) && (luma(img, x, y) - plate.grey).abs() <= 6 && plate.far(img, x, y) <= 24
+    };
     let (left, top, right, bottom) = (r.x, r.y, r.right() - 1, r.bottom() - 1);
-    let ground_off = |x: i32, yy: i32| inside(x, yy) && (luma(img, x, yy) - plate).abs() >= 8;
+    // The ground off the plate by its grey, or as grey by its colour (a dim palette's green
+    // plate on slate grey).
+    let ground_off = |x: i32, yy: i32| {
+        inside(x, yy) && ((luma(img, x, yy) - plate.grey).abs() >= 8 || plate.far(img, x, yy) > 40)
+    };
     let ok = line.x - left >= 4
         && right - line.right() >= 4
         && line.y - top >= 1
@@ -422,6 +437,7 @@ pub fn selection_bar(img: &RgbaImage, line: Rect) -> Option<Rect> {
     let inside = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y });
     let (lx, rx) = (line.x - 3, line.right() + 2);
     let (band, r) = shade_around(img, line, i32::MAX)?;
+    let band = band.grey;
     let same = |x: i32, y: i32| inside(x, y) && (luma(img, x, y) - band).abs() <= 6;
     // The text's ink: pixels well off the band, mostly lighter than it.
     let (mut lighter, mut darker) = (0usize, 0usize);
@@ -888,14 +904,65 @@ pub fn mirrors(img: &RgbaImage, a: Rect, b: Rect) -> bool {
 pub fn filled_bar(img: &RgbaImage, label: Rect, reach: i32) -> Option<Rect> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let around = label.inflate(2).intersect(&bounds)?;
-    let ground = background(img, around);
-    let off = |x: i32, y: i32| {
-        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - ground).abs() > 24
-    };
+    let ground = Shade::of(img, around);
+    let off = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && ground.off(img, x, y);
     let y = label.center().y;
     let x_end = (label.right() + reach).min(bounds.right() - 1);
     let x0 = (label.right() + 1..=x_end).find(|&x| off(x, y))?;
     bar_from(img, x0, y, ground, label.h.max(8))
+}
+
+/// A ground's shade: its grey level and its colour. A bar is off it by its grey (24 levels)
+/// or, as grey as it, by its colour (40 in a channel: a dim palette's green input on a slate
+/// grey dialog, two greys one level apart); a pixel is of it within 16 grey levels and 24 in
+/// each channel.
+#[derive(Clone, Copy)]
+struct Shade {
+    grey: i32,
+    colour: [i32; 3],
+}
+
+impl Shade {
+    /// The most common shade of `r` ([`background`]), its colour the most common among the
+    /// pixels of that grey.
+    fn of(img: &RgbaImage, r: Rect) -> Shade {
+        let grey = background(img, r);
+        let mut counts: std::collections::HashMap<[u8; 3], u32> = Default::default();
+        if let Some(r) = r.intersect(&Rect::new(0, 0, img.width() as i32, img.height() as i32)) {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    if luma(img, x, y) == grey {
+                        let p = img.get_pixel(x as u32, y as u32).0;
+                        *counts.entry([p[0], p[1], p[2]]).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let c = counts
+            .into_iter()
+            .max_by_key(|(c, n)| (*n, *c))
+            .map_or([grey as u8; 3], |(c, _)| c);
+        Shade {
+            grey,
+            colour: [c[0] as i32, c[1] as i32, c[2] as i32],
+        }
+    }
+
+    fn far(&self, img: &RgbaImage, x: i32, y: i32) -> i32 {
+        let p = img.get_pixel(x as u32, y as u32).0;
+        (0..3)
+            .map(|k| (p[k] as i32 - self.colour[k]).abs())
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn off(&self, img: &RgbaImage, x: i32, y: i32) -> bool {
+        (luma(img, x, y) - self.grey).abs() > 24 || self.far(img, x, y) > 40
+    }
+
+    fn holds(&self, img: &RgbaImage, x: i32, y: i32) -> bool {
+        (luma(img, x, y) - self.grey).abs() <= 16 && self.far(img, x, y) <= 24
+    }
 }
 
 /// The bar of its own colour under the caption `label` (a text UI's dialog sets its one-row
@@ -905,10 +972,8 @@ pub fn filled_bar(img: &RgbaImage, label: Rect, reach: i32) -> Option<Rect> {
 pub fn filled_bar_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
     let around = label.inflate(2).intersect(&bounds)?;
-    let ground = background(img, around);
-    let off = |x: i32, y: i32| {
-        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - ground).abs() > 24
-    };
+    let ground = Shade::of(img, around);
+    let off = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && ground.off(img, x, y);
     let text_h = label.h.max(8);
     let x = label.center().x;
     // The caption's own glyphs end at its box; the bar starts within a text height below.
@@ -939,11 +1004,9 @@ pub fn filled_bar_below(img: &RgbaImage, label: Rect) -> Option<Rect> {
 /// The bar of one shade starting at `x0` on row `y` (off the `ground` around it): its extent
 /// right, its top and bottom, and its shape (at least four text heights wide, between a text
 /// height and three tall, mostly one shade).
-fn bar_from(img: &RgbaImage, x0: i32, y: i32, ground: i32, text_h: i32) -> Option<Rect> {
+fn bar_from(img: &RgbaImage, x0: i32, y: i32, ground: Shade, text_h: i32) -> Option<Rect> {
     let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-    let off = |x: i32, y: i32| {
-        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - ground).abs() > 24
-    };
+    let off = |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && ground.off(img, x, y);
     // Runs on through two pixels of ground at most (a light glyph typed into it).
     let (mut x1, mut gap) = (x0, 0);
     let mut x = x0;
@@ -962,10 +1025,9 @@ fn bar_from(img: &RgbaImage, x0: i32, y: i32, ground: i32, text_h: i32) -> Optio
     }
     // Its top and bottom: the median, over columns across it, of how far its own shade goes
     // (a bar of another colour may adjoin it: the next field of the form).
-    let shade = background(img, Rect::new(x0, y, w, 1));
-    let own = |x: i32, y: i32| {
-        bounds.contains(mend_model::Point { x, y }) && (luma(img, x, y) - shade).abs() <= 16
-    };
+    let shade = Shade::of(img, Rect::new(x0, y, w, 1));
+    let own =
+        |x: i32, y: i32| bounds.contains(mend_model::Point { x, y }) && shade.holds(img, x, y);
     let mut tops = Vec::new();
     let mut bottoms = Vec::new();
     for cx in (x0 + 2..x1 - 1).step_by(3) {
@@ -994,7 +1056,7 @@ fn bar_from(img: &RgbaImage, x0: i32, y: i32, ground: i32, text_h: i32) -> Optio
     let total = (bar.w * bar.h) as usize;
     let near = (bar.y..bar.bottom())
         .flat_map(|yy| (bar.x..bar.right()).map(move |xx| (xx, yy)))
-        .filter(|&(xx, yy)| (luma(img, xx, yy) - shade).abs() <= 16)
+        .filter(|&(xx, yy)| shade.holds(img, xx, yy))
         .count();
     (near * 10 >= total * 6).then_some(bar)
 }
@@ -1336,6 +1398,41 @@ mod tests {
         let mut far = img.clone();
         paint(&mut far, Rect::new(100, 21, 264, 13), [0, 205, 205, 255]);
         assert_eq!(filled_bar_below(&far, label), None);
+    }
+
+    /// A dim palette's input: a green bar on a slate grey dialog, one grey level apart
+    /// (63,127,63 on 92,99,107), under its prompt and right of a label — off the ground by its
+    /// colour; the same bar in the ground's own colour is none.
+    #[test]
+    fn a_bar_as_grey_as_its_ground_is_told_by_its_colour() {
+        let slate = image::Rgba([92, 99, 107, 255]);
+        let mut img = RgbaImage::from_pixel(400, 80, slate);
+        let paint = |img: &mut RgbaImage, r: Rect, c: [u8; 4]| {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    img.put_pixel(x as u32, y as u32, image::Rgba(c));
+                }
+            }
+        };
+        let label = Rect::new(20, 10, 24, 9);
+        for k in 0..4 {
+            paint(
+                &mut img,
+                Rect::new(20 + 6 * k, 10, 2, 9),
+                [255, 255, 255, 255],
+            );
+        }
+        let mut green = img.clone();
+        let field = Rect::new(20, 21, 180, 13);
+        paint(&mut green, field, [63, 127, 63, 255]);
+        assert_eq!(filled_bar_below(&green, label), Some(field));
+        let beside = Rect::new(60, 8, 180, 13);
+        let mut right = img.clone();
+        paint(&mut right, beside, [63, 127, 63, 255]);
+        assert_eq!(filled_bar(&right, label, 100), Some(beside));
+        let mut none = img.clone();
+        paint(&mut none, field, [92, 99, 107, 255]);
+        assert_eq!(filled_bar_below(&none, label), None);
     }
 
     /// A 200×26 field: white inside a 2 px grey sunken border.
