@@ -39,7 +39,7 @@ pub fn normalize(label: &str) -> String {
 }
 
 fn normalize_words(label: &str) -> String {
-    let s: String = drop_cjk_underlines(label)
+    let s: String = without_marks_below(&drop_cjk_underlines(label))
         .chars()
         .map(half_width)
         .collect::<String>()
@@ -64,6 +64,26 @@ fn normalize_words(label: &str) -> String {
         s = stripped;
     }
     s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A mnemonic's underline under a letter is read as a mark below it (Wine's `Import`, its I
+/// underlined, read `Įmport`): a mark below a letter — ogonek, cedilla, dot, comma, line or
+/// macron below — is left out, on both sides of a comparison (a caption that has one,
+/// `Français`, is compared by its letters). Marks above (é, ü) stay.
+fn without_marks_below(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    s.nfd()
+        .filter(|c| {
+            !matches!(
+                c,
+                '\u{0323}' | '\u{0326}' | '\u{0327}' | '\u{0328}' | '\u{0331}' | '\u{0332}'
+            )
+        })
+        .nfc()
+        .collect()
 }
 
 /// A comma between two letters is a dot: a small font's dot with a pixel under it reads as a
@@ -336,6 +356,22 @@ mod tests {
         assert_ne!(label_match("Total 1.5", "Total 1,5"), Some(1.0));
         // A comma after a word, before a space, stays a comma.
         assert_ne!(normalize("Yes, save"), normalize("Yes. save"));
+    }
+
+    #[test]
+    fn a_letter_underlined_for_its_mnemonic_is_that_letter() {
+        assert_eq!(
+            label_match("Import Registry File...", "Įmport Registry File..."),
+            Some(1.0)
+        );
+        assert_ne!(
+            label_match("Import Registry File...", "Export Registry File..."),
+            Some(1.0)
+        );
+        assert_eq!(label_match("Français", "Francais"), Some(1.0));
+        // Marks above are letters of their own word.
+        assert_ne!(normalize("Résumé"), normalize("Resume"));
+        assert_eq!(normalize("文件"), "文件");
     }
 
     #[test]
