@@ -90,6 +90,20 @@ fn bench(c: &mut Criterion) {
         b.iter(|| confirm_short("1", &one, Some(10.0)))
     });
 
+    // Faint text rows (chain.rs faint_pass): Free Vision's dialog in xterm, 604x394, and the
+    // 1204x724 fs14 look of the same dialog, each a whole window searched.
+    for screen in ["default_save_as", "fs14_save_as"] {
+        let f = ImageFileCapture::open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
+            "../../fixtures/real-apps/screens/fp-ide/{screen}.png"
+        )))
+        .unwrap()
+        .capture(&WindowQuery::title(".*").unwrap())
+        .unwrap();
+        c.bench_function(&format!("vision/faint text rows: fp-ide {screen}"), |b| {
+            b.iter(|| mend_vision::faint_text(&f.image))
+        });
+    }
+
     let mut ocr = OcrEngine::new("chi_sim+eng").unwrap();
     let region = SEARCH.inflate(80);
     let opts = OcrOptions {
