@@ -456,9 +456,12 @@ impl Locator {
         };
         let first = std::mem::replace(&mut self.cache, std::mem::take(&mut self.faint_cache));
         let second = self.second.as_mut().map(|(_, c)| std::mem::take(c));
+        // What the tree said of the first look is the first refusal's to tell.
+        let tree_said = self.tree_said.take();
         self.in_faint_pass = true;
         let r = self.locate_unguarded(&drawn, target, recorded);
         self.in_faint_pass = false;
+        self.tree_said = tree_said;
         self.faint_cache = std::mem::replace(&mut self.cache, first);
         if let (Some((_, c)), Some(kept)) = (self.second.as_mut(), second) {
             *c = kept;
