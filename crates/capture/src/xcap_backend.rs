@@ -84,6 +84,41 @@ impl XcapCapture {
     }
 }
 
+/// [`XcapCapture::capture_window`]'s requests, on one session.
+fn capture_window_in(s: &Session, id: u32) -> Result<Frame, XErr> {
+    let w = read_or_gone(s, id)?;
+    // Not on the screen (minimized, or mapped and unmapped again between the listing
+    // and this read): not there, which a step waits out like a window not open yet.
+    if !s.viewable(id)? {
+        return Err(XErr::Coded(MendError::new(
+            ErrorCode::WindowNotFound,
+            format!(
+                "window '{}' is not shown (minimized, or not mapped yet): restore it or wait for it to open",
+                w.info.title
+            ),
+        )));
+    }
+    let popups = s.popups(id, &s.root_children()?)?;
+    let area = area::frame_area(w.info.rect, &popups, s.screen).ok_or_else(|| {
+        XErr::Coded(capture_err(format!(
+            "window '{}' is outside the screen ({:?})",
+            w.info.title, w.info.rect
+        )))
+    })?;
+    let image = s.root_image(area)?;
+    let bounds = Rect::new(0, 0, image.width() as i32, image.height() as i32);
+    let own: Vec<Rect> = area::attached(w.info.rect, &popups)
+        .into_iter()
+        .filter_map(|i| {
+            popups[i]
+                .rect
+                .translate(-area.x, -area.y)
+                .intersect(&bounds)
+        })
+        .collect();
+    Ok(frame(s, area, image, Some(w.info), own))
+}
+
 fn read_or_gone(s: &Session, id: u32) -> Result<X11Window, XErr> {
     let active = s.active()?;
     s.read_window(id, active).map_err(|e| {
@@ -164,44 +199,17 @@ impl Capture for XcapCapture {
     /// same client that hang outside it (a menu below a small window). The frame's origin is the
     /// grown area's top-left; `window.rect` stays the window's own rect.
     fn capture_window(&self, id: u32) -> Result<Frame, MendError> {
+        // A window that vanishes at any request of the capture (a dialog closing under a check:
+        // `BadWindow` on its mapping or its popups) is gone, which a check takes as absent and
+        // a step waits out — never a capture that failed.
         with_session("capture a window", |s| {
-            let w = read_or_gone(s, id)?;
-            // Not on the screen (minimized, or mapped and unmapped again between the listing
-            // and this read): not there, which a step waits out like a window not open yet.
-            if !s.viewable(id)? {
-                return Err(XErr::Coded(MendError::new(
-                    ErrorCode::WindowNotFound,
-                    format!(
-                        "window '{}' is not shown (minimized, or not mapped yet): restore it or wait for it to open",
-                        w.info.title
-                    ),
-                )));
-            }
-            let popups = s.popups(id, &s.root_children()?)?;
-            let area = area::frame_area(w.info.rect, &popups, s.screen).ok_or_else(|| {
-                XErr::Coded(capture_err(format!(
-                    "window '{}' is outside the screen ({:?})",
-                    w.info.title, w.info.rect
-                )))
-            })?;
-            let image = s.root_image(area).map_err(|e| {
+            capture_window_in(s, id).map_err(|e| {
                 if e.is_gone() {
                     XErr::Coded(x11::gone(id))
                 } else {
                     e
                 }
-            })?;
-            let bounds = Rect::new(0, 0, image.width() as i32, image.height() as i32);
-            let own: Vec<Rect> = area::attached(w.info.rect, &popups)
-                .into_iter()
-                .filter_map(|i| {
-                    popups[i]
-                        .rect
-                        .translate(-area.x, -area.y)
-                        .intersect(&bounds)
-                })
-                .collect();
-            Ok(frame(s, area, image, Some(w.info), own))
+            })
         })
     }
 
