@@ -100,7 +100,7 @@ fn bench(c: &mut Criterion) {
         .capture(&WindowQuery::title(".*").unwrap())
         .unwrap();
         c.bench_function(&format!("vision/faint text rows: fp-ide {screen}"), |b| {
-            b.iter(|| mend_vision::faint_text(&f.image))
+            b.iter(|| mend_vision::faint_text(&f.image).rows)
         });
     }
 

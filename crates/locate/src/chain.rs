@@ -441,9 +441,12 @@ impl Locator {
         if self.in_faint_pass {
             return None;
         }
-        let rows: Vec<Rect> = mend_vision::faint_text(&frame.image)
-            .into_iter()
+        let faint = mend_vision::faint_text(&frame.image);
+        let rows: Vec<Rect> = faint
+            .rows
+            .iter()
             .filter(|r| !read.iter().any(|l| read_whole(l, r)))
+            .copied()
             .collect();
         if rows.is_empty() {
             return None;
@@ -452,7 +455,7 @@ impl Locator {
         info.id ^= FAINT_FRAME;
         let drawn = Frame {
             info,
-            image: mend_vision::with_faint_text_drawn(&frame.image, &rows),
+            image: faint.drawn(&frame.image, &rows),
         };
         let first = std::mem::replace(&mut self.cache, std::mem::take(&mut self.faint_cache));
         let second = self.second.as_mut().map(|(_, c)| std::mem::take(c));
@@ -1930,7 +1933,7 @@ fn bare_area(
     // Bare ground: around the place, three text heights square, the pixels are one shade (an
     // unframed icon, a picture's detail, a line are not).
     let around = Rect::new(p.x - 3 * th / 2, p.y - 3 * th / 2, 3 * th, 3 * th);
-    if !one_shade(&scene.frame.image, around) {
+    if !mend_vision::one_shade(&scene.frame.image, around) {
         return Err(refuse(
             "is not bare: something is drawn there (an icon, a picture, a line)".into(),
             vec![],
@@ -1942,28 +1945,6 @@ fn bare_area(
         role: Role::Area,
         score: 0.9,
     })
-}
-
-/// Whether `r` of `img` is one shade: 97 % of its pixels within 24 levels, in each channel, of
-/// its middle pixel (a gradient drifts less than that over a few text heights).
-fn one_shade(img: &RgbaImage, r: Rect) -> bool {
-    let Some(r) = r.clamp_to(&Rect::new(0, 0, img.width() as i32, img.height() as i32)) else {
-        return false;
-    };
-    let m = img
-        .get_pixel((r.x + r.w / 2) as u32, (r.y + r.h / 2) as u32)
-        .0;
-    let (mut n, mut off) = (0usize, 0usize);
-    for y in r.y..r.bottom() {
-        for x in r.x..r.right() {
-            let q = img.get_pixel(x as u32, y as u32).0;
-            n += 1;
-            if (0..3).any(|k| (q[k] as i16 - m[k] as i16).abs() > 24) {
-                off += 1;
-            }
-        }
-    }
-    n > 0 && off * 100 <= n * 3
 }
 
 fn too_wide(l: &SeenLabel) -> bool {

@@ -7,7 +7,7 @@
 //! contrast only when a target was not found in it (chain.rs `faint_pass`): the window's own
 //! reading, its boxes and everything found in it stay as they were.
 
-use crate::ink::luma;
+use crate::ink::{colour_far, luma};
 use image::{Rgba, RgbaImage};
 use mend_model::Rect;
 
@@ -93,57 +93,70 @@ impl Grounds {
     }
 }
 
-/// Whether the pixel at `x, y` is faint ink on its tile's ground (no strong ink beside it: the
-/// soft edge of a dark letter is that letter's).
-fn faint_at(img: &RgbaImage, g: &Grounds, x: i32, y: i32) -> bool {
-    let l = luma(img, x, y);
-    let (gl, gc) = g.at(x, y, l);
-    let d = (l - gl).abs();
-    if d > STRONG {
-        return false;
-    }
-    let p = img.get_pixel(x as u32, y as u32).0;
-    let far = (0..3)
-        .map(|k| (p[k] as i32 - gc[k]).abs())
-        .max()
-        .unwrap_or(0);
-    if d < FAINT_MIN && far < COLOUR_FAR {
-        return false;
-    }
+/// Faint ink of a window: where it lies, and its rows of text ([`faint_text`]).
+pub struct FaintInk {
+    /// The rows of faint text, in the image's pixels.
+    pub rows: Vec<Rect>,
+    /// Per pixel: 0 no faint ink, else the grey it is drawn in at full contrast plus one
+    /// (black on a light ground, white on a dark one).
+    ink: Vec<u16>,
+    width: i32,
+}
+
+/// Per pixel, what [`FaintInk::ink`] holds: faint ink is 12–60 grey levels off its ground, or
+/// as near in grey but far from it in colour, with no strong ink beside it (the soft edge of a
+/// dark letter is that letter's).
+fn faint_pixels(img: &RgbaImage, g: &Grounds) -> Vec<u16> {
     let (w, h) = (img.width() as i32, img.height() as i32);
-    for yy in (y - 1).max(0)..=(y + 1).min(h - 1) {
-        for xx in (x - 1).max(0)..=(x + 1).min(w - 1) {
-            let l = luma(img, xx, yy);
-            if (l - g.at(xx, yy, l).0).abs() > STRONG {
-                return false;
+    let mut strong = vec![false; (w * h) as usize];
+    let mut ink = vec![0u16; (w * h) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) as usize;
+            let l = luma(img, x, y);
+            let (gl, gc) = g.at(x, y, l);
+            let d = (l - gl).abs();
+            strong[i] = d > STRONG;
+            let far = colour_far(img.get_pixel(x as u32, y as u32).0, gc);
+            if d <= STRONG && (d >= FAINT_MIN || far >= COLOUR_FAR) {
+                ink[i] = if gl >= 128 { 1 } else { 256 };
             }
         }
     }
-    true
-}
-
-/// The rows of faint text in `img`: three glyph-sized pieces of faint ink or more (5–40 px
-/// tall, no wider than twice their height plus two), side by side on one band (each piece
-/// sharing half its height with the row, a gap under one and a half heights between them),
-/// the row at least twice as wide as it is tall. Rects in `img`'s pixels.
-pub fn faint_text(img: &RgbaImage) -> Vec<Rect> {
-    let (w, h) = (img.width() as i32, img.height() as i32);
-    if w < TILE || h < TILE {
-        return Vec::new();
-    }
-    let g = Grounds::of(img);
-    let mut faint = vec![false; (w * h) as usize];
     for y in 0..h {
         for x in 0..w {
-            faint[(y * w + x) as usize] = faint_at(img, &g, x, y);
+            let i = (y * w + x) as usize;
+            let beside_strong = ((y - 1).max(0)..=(y + 1).min(h - 1)).any(|yy| {
+                ((x - 1).max(0)..=(x + 1).min(w - 1)).any(|xx| strong[(yy * w + xx) as usize])
+            });
+            if beside_strong {
+                ink[i] = 0;
+            }
         }
     }
+    ink
+}
+
+/// The faint ink of `img` and its rows of text: three glyph-sized pieces of faint ink or more
+/// (5–40 px tall, no wider than twice their height plus two), side by side on one band (each
+/// piece sharing half its height with the row, a gap under one and a half heights between
+/// them), the row at least twice as wide as it is tall.
+pub fn faint_text(img: &RgbaImage) -> FaintInk {
+    let (w, h) = (img.width() as i32, img.height() as i32);
+    if w < TILE || h < TILE {
+        return FaintInk {
+            rows: Vec::new(),
+            ink: Vec::new(),
+            width: w,
+        };
+    }
+    let ink = faint_pixels(img, &Grounds::of(img));
     // Pieces: 8-connected faint pixels.
-    let mut seen = vec![false; faint.len()];
+    let mut seen = vec![false; ink.len()];
     let mut pieces: Vec<Rect> = Vec::new();
     let mut stack = Vec::new();
-    for start in 0..faint.len() {
-        if !faint[start] || seen[start] {
+    for start in 0..ink.len() {
+        if ink[start] == 0 || seen[start] {
             continue;
         }
         seen[start] = true;
@@ -157,7 +170,7 @@ pub fn faint_text(img: &RgbaImage) -> Vec<Rect> {
             for yy in (y - 1).max(0)..=(y + 1).min(h - 1) {
                 for xx in (x - 1).max(0)..=(x + 1).min(w - 1) {
                     let j = (yy * w + xx) as usize;
-                    if faint[j] && !seen[j] {
+                    if ink[j] != 0 && !seen[j] {
                         seen[j] = true;
                         stack.push(j);
                     }
@@ -186,36 +199,37 @@ pub fn faint_text(img: &RgbaImage) -> Vec<Rect> {
             None => rows.push((p, 1)),
         }
     }
-    rows.into_iter()
+    let rows = rows
+        .into_iter()
         .filter(|(r, n)| *n >= 3 && r.w >= 2 * r.h)
         .map(|(r, _)| r)
-        .collect()
+        .collect();
+    FaintInk {
+        rows,
+        ink,
+        width: w,
+    }
 }
 
-/// `img` with the faint ink inside `rows` (from [`faint_text`]) drawn at full contrast:
-/// black on a light ground, white on a dark one. Every other pixel is left as it was.
-pub fn with_faint_text_drawn(img: &RgbaImage, rows: &[Rect]) -> RgbaImage {
-    let mut out = img.clone();
-    if rows.is_empty() {
-        return out;
-    }
-    let g = Grounds::of(img);
-    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
-    for r in rows.iter().filter_map(|r| r.inflate(1).intersect(&bounds)) {
-        for y in r.y..r.bottom() {
-            for x in r.x..r.right() {
-                if faint_at(img, &g, x, y) {
-                    let v = if g.at(x, y, luma(img, x, y)).0 >= 128 {
-                        0
-                    } else {
-                        255
-                    };
-                    out.put_pixel(x as u32, y as u32, Rgba([v, v, v, 255]));
+impl FaintInk {
+    /// `img` (the image this was found in) with the faint ink inside `rows` (some of
+    /// [`FaintInk::rows`]) drawn at full contrast. Every other pixel is left as it was.
+    pub fn drawn(&self, img: &RgbaImage, rows: &[Rect]) -> RgbaImage {
+        let mut out = img.clone();
+        let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+        for r in rows.iter().filter_map(|r| r.inflate(1).intersect(&bounds)) {
+            for y in r.y..r.bottom() {
+                for x in r.x..r.right() {
+                    let v = self.ink[(y * self.width + x) as usize];
+                    if v != 0 {
+                        let v = (v - 1) as u8;
+                        out.put_pixel(x as u32, y as u32, Rgba([v, v, v, 255]));
+                    }
                 }
             }
         }
+        out
     }
-    out
 }
 
 #[cfg(test)]
@@ -250,7 +264,8 @@ mod tests {
         for x in 10..190 {
             img.put_pixel(x, 40, Rgba([255, 255, 255, 255]));
         }
-        let rows = faint_text(&img);
+        let faint = faint_text(&img);
+        let rows = &faint.rows;
         assert_eq!(rows.len(), 1, "{rows:?}");
         let r = rows[0];
         assert!(
@@ -258,7 +273,7 @@ mod tests {
             "{r:?}"
         );
         assert!(r.right() < 120, "the black letters are no faint row: {r:?}");
-        let drawn = with_faint_text_drawn(&img, &rows);
+        let drawn = faint.drawn(&img, rows);
         assert_eq!(
             drawn.get_pixel(28, 12).0,
             [0, 0, 0, 255],
@@ -285,8 +300,8 @@ mod tests {
     #[test]
     fn two_faint_pieces_or_none_are_no_row() {
         let mut img = grey();
-        assert!(faint_text(&img).is_empty());
+        assert!(faint_text(&img).rows.is_empty());
         letters(&mut img, 20, 10, 2, [255, 255, 255, 255]);
-        assert!(faint_text(&img).is_empty());
+        assert!(faint_text(&img).rows.is_empty());
     }
 }

@@ -949,11 +949,7 @@ impl Shade {
     }
 
     fn far(&self, img: &RgbaImage, x: i32, y: i32) -> i32 {
-        let p = img.get_pixel(x as u32, y as u32).0;
-        (0..3)
-            .map(|k| (p[k] as i32 - self.colour[k]).abs())
-            .max()
-            .unwrap_or(0)
+        colour_far(img.get_pixel(x as u32, y as u32).0, self.colour)
     }
 
     fn off(&self, img: &RgbaImage, x: i32, y: i32) -> bool {
@@ -963,6 +959,37 @@ impl Shade {
     fn holds(&self, img: &RgbaImage, x: i32, y: i32) -> bool {
         (luma(img, x, y) - self.grey).abs() <= 16 && self.far(img, x, y) <= 24
     }
+}
+
+/// How far the pixel `p` is from the colour `c`: its largest channel's difference.
+pub(crate) fn colour_far(p: [u8; 4], c: [i32; 3]) -> i32 {
+    (0..3)
+        .map(|k| (p[k] as i32 - c[k]).abs())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether `r` of `img` is one shade: 97 % of its pixels within 24 levels, in each channel, of
+/// its middle pixel (a gradient drifts less than that over a few text heights). None of it in
+/// the image is not.
+pub fn one_shade(img: &RgbaImage, r: Rect) -> bool {
+    let Some(r) = r.intersect(&Rect::new(0, 0, img.width() as i32, img.height() as i32)) else {
+        return false;
+    };
+    let m = img
+        .get_pixel((r.x + r.w / 2) as u32, (r.y + r.h / 2) as u32)
+        .0;
+    let m = [m[0] as i32, m[1] as i32, m[2] as i32];
+    let (mut n, mut off) = (0usize, 0usize);
+    for y in r.y..r.bottom() {
+        for x in r.x..r.right() {
+            n += 1;
+            if colour_far(img.get_pixel(x as u32, y as u32).0, m) > 24 {
+                off += 1;
+            }
+        }
+    }
+    n > 0 && off * 100 <= n * 3
 }
 
 /// The bar of its own colour under the caption `label` (a text UI's dialog sets its one-row
@@ -1366,6 +1393,15 @@ mod tests {
         assert_eq!(filled_bar(&words, label, 300), None);
     }
 
+    /// `r` of `img` filled with `c`.
+    fn paint(img: &mut RgbaImage, r: Rect, c: [u8; 4]) {
+        for y in r.y..r.bottom() {
+            for x in r.x..r.right() {
+                img.put_pixel(x as u32, y as u32, image::Rgba(c));
+            }
+        }
+    }
+
     /// A text UI's dialog: its prompt, and under it the input, a bar of cyan cells with the
     /// grey block cursor in its first cell. The bar is found below the prompt, cursor and all;
     /// a line of words under a caption, or a bar starting far right of the caption's start,
@@ -1374,13 +1410,6 @@ mod tests {
     fn a_filled_bar_under_a_prompt_is_its_field() {
         let grey = image::Rgba([229, 229, 229, 255]);
         let mut img = RgbaImage::from_pixel(400, 80, grey);
-        let paint = |img: &mut RgbaImage, r: Rect, c: [u8; 4]| {
-            for y in r.y..r.bottom() {
-                for x in r.x..r.right() {
-                    img.put_pixel(x as u32, y as u32, image::Rgba(c));
-                }
-            }
-        };
         let label = Rect::new(20, 10, 126, 9);
         for k in 0..21 {
             paint(&mut img, Rect::new(20 + 6 * k, 10, 2, 9), [0, 0, 0, 255]);
@@ -1407,13 +1436,6 @@ mod tests {
     fn a_bar_as_grey_as_its_ground_is_told_by_its_colour() {
         let slate = image::Rgba([92, 99, 107, 255]);
         let mut img = RgbaImage::from_pixel(400, 80, slate);
-        let paint = |img: &mut RgbaImage, r: Rect, c: [u8; 4]| {
-            for y in r.y..r.bottom() {
-                for x in r.x..r.right() {
-                    img.put_pixel(x as u32, y as u32, image::Rgba(c));
-                }
-            }
-        };
         let label = Rect::new(20, 10, 24, 9);
         for k in 0..4 {
             paint(
