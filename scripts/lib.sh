@@ -61,6 +61,9 @@ DEBIAN_PACKAGES=(
     # batch K: FLTK's own file chooser (Dillo), a wxWidgets notebook form (FileZilla's Site Manager),
     # a Java Swing settings panel (IcedTea-Web's itweb-settings)
     dillo filezilla icedtea-netx
+    # batch L: the IBM 3270 emulator on Xt/Athena (x3270, talking NVT to a local host script), a
+    # GTK 3 data-entry form of combo box, spin button and check box (YAD)
+    x3270 yad
     # the accessibility bridges the structural rung's tests switch on: GTK 2 (gail), Java's ATK
     # wrapper (Swing)
     libgail-common libatk-wrapper-java-jni
