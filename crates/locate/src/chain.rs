@@ -1,6 +1,6 @@
 use crate::scene::{control_height, line_ocr, Scene, SceneCache, REGION_OCR};
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
-use crate::text::{another_caption, label_match, normalize};
+use crate::text::{adds_a_word, another_caption, label_match, normalize};
 use crate::SeenLabel;
 use image::RgbaImage;
 use mend_capture::Frame;
@@ -707,7 +707,9 @@ impl Locator {
                 }
             }
 
-            read_here = shown_captions(&labels);
+            read_here = shown_captions(&labels)
+                + &read_inside(&labels, text)
+                + &read_without_role(&labels, text, target.role);
 
             // A one-glyph key nothing was read in (a keypad's 9, =, 0 the reading missed):
             // the glyph drawn in the machine's fonts, matched to the ink of each unread button.
@@ -1800,6 +1802,61 @@ fn lone_glyph(text: &str) -> Option<char> {
         (Some(c), None) if !is_ideograph(c) => Some(c),
         _ => None,
     }
+}
+
+/// For a refusal's message: the readings that hold the wanted text as whole words among
+/// more (`MARKED PAID` in `INVOICE 4711 MARKED PAID`). A target is a whole reading — a word
+/// more can turn its meaning (`NOT PAID`) — so it is not taken there; the writer names the
+/// whole line instead.
+fn read_inside(labels: &[SeenLabel], want: &str) -> String {
+    let words = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let w = words(want);
+    if w.is_empty() {
+        return String::new();
+    }
+    let mut lines: Vec<&str> = labels
+        .iter()
+        .map(|l| l.text.trim())
+        .filter(|t| {
+            let r = words(t);
+            r.len() > w.len()
+                && r.windows(w.len()).any(|win| win == w.as_slice())
+                && adds_a_word(&w.concat(), &r.concat())
+        })
+        .collect();
+    lines.dedup();
+    match lines.first() {
+        None => String::new(),
+        Some(line) => format!(
+            " '{want}' is read only inside '{line}': a target's text is a whole reading (a word more can change its meaning), so name the whole line ('{line}')."
+        ),
+    }
+}
+
+/// For a refusal's message: the wanted caption read as it is written, but with no control of
+/// the role asked for there (a radio option's caption beside its diamond, a label that acts
+/// when clicked): where it was read, and how to name such a place.
+fn read_without_role(labels: &[SeenLabel], want: &str, role: Role) -> String {
+    if matches!(role, Role::Any | Role::Label | Role::Text | Role::Area) {
+        return String::new();
+    }
+    let Some(l) = labels
+        .iter()
+        .find(|l| label_match(want, &caption(labels, l)) == Some(1.0))
+    else {
+        return String::new();
+    };
+    let at = l.line;
+    format!(
+        " '{want}' is read at {},{} ({}x{}) but no {role:?} is there; if what you click is that caption itself (a radio option, a caption that acts when clicked), name it with role = \"any\".",
+        at.x, at.y, at.w, at.h
+    )
 }
 
 /// The captions a window showed, top to bottom, for a refusal's message (at most 16).

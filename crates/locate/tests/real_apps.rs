@@ -982,3 +982,53 @@ fn packed_buttons_are_cells_and_the_field_beside_them_one_too() {
         assert!(l.rect.iou(&want) >= 0.5, "xedit/{look}: {:?}", l.rect);
     }
 }
+
+/// A terminal emulator's screen (x3270, batch L): the host's prompt with its block cursor, a
+/// stippled scroll bar at the window's edge (no ground for the prompt's line to run on); and a
+/// part of a line refused with the line it is in named, so the writer can name the whole line.
+#[test]
+fn a_host_prompt_is_an_input_and_a_part_of_a_line_names_its_line() {
+    let mut loc = locator();
+    let t = |text: &str, role: Role| Target {
+        text: Some(text.into()),
+        role,
+        ..Target::default()
+    };
+    let s = load("x3270", "default_prompt");
+    let l = loc
+        .locate(
+            &s.frame,
+            &t("INVOICE NUMBER ==>", Role::Field),
+            &Recorded::default(),
+        )
+        .unwrap_or_else(|e| panic!("the prompt: {}", e.error.message));
+    assert!(l.rect.x >= 120 && l.rect.right() <= 570, "{:?}", l.rect);
+    let s = load("x3270", "reverse_paid");
+    let e = loc
+        .locate(
+            &s.frame,
+            &t("MARKED PAID", Role::Text),
+            &Recorded::default(),
+        )
+        .expect_err("a part of a line");
+    assert_eq!(e.error.code, ErrorCode::LocatorNotFound);
+    assert!(
+        e.error
+            .message
+            .contains("read only inside 'INVOICE 4711 MARKED PAID'"),
+        "{}",
+        e.error.message
+    );
+    // A radio option named as a button: refused, and the refusal says where its caption is
+    // and how to name it.
+    let s = load("x3270", "default_save");
+    let e = loc
+        .locate(&s.frame, &t("Once", Role::Button), &Recorded::default())
+        .expect_err("a radio option is no button");
+    assert_eq!(e.error.code, ErrorCode::LocatorNotFound);
+    assert!(
+        e.error.message.contains("'Once' is read at") && e.error.message.contains("role = \"any\""),
+        "{}",
+        e.error.message
+    );
+}

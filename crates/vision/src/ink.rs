@@ -706,11 +706,13 @@ pub fn prompt_input(img: &RgbaImage, label: Rect) -> Option<Prompt> {
         return None;
     }
     // The ground's right edge, along the row under the line: a descender breaks it for a few
-    // pixels, a frame, a bar or another panel for longer.
+    // pixels, a frame, a bar or another panel for longer. Ground goes on only where two
+    // pixels side by side are ground: a stippled scroll bar (Athena's, every other pixel
+    // ink) is no ground, though half its pixels are the ground's shade.
     let mut edge = label.right();
     let mut off = 0;
     for x in label.right() + 1..bounds.right() {
-        if is_ground(x, bottom) {
+        if is_ground(x, bottom) && is_ground(x - 1, bottom) {
             edge = x;
             off = 0;
         } else {
@@ -1155,8 +1157,17 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
         [(s, e)] => {
             let mut cols = (inner.x + *s as i32, inner.x + *e as i32);
             // A block a few pixels in had its first columns taken by the edge rule for a
-            // border: they are the block's.
-            while cols.0 > inner.x && solid(cols.0 - 1) {
+            // border: they are the block's (inked down the rows the edge rule counts, whether
+            // or not the block is as tall as the field: Athena's Text draws its cursor 14 px
+            // tall in a 16 px inside, two pixels in from its frame).
+            let border_like = |x: i32| {
+                let n = rows
+                    .iter()
+                    .filter(|&&y| is_ink(luma(img, x, y), bg))
+                    .count();
+                n * 100 > rows.len() * 85
+            };
+            while cols.0 > inner.x && (solid(cols.0 - 1) || border_like(cols.0 - 1)) {
                 cols.0 -= 1;
             }
             e - s <= 2
@@ -1225,10 +1236,31 @@ fn drop_arrow(img: &RgbaImage, r: Rect, bg: i32) -> bool {
 /// background, faintly (themes draw it light), down nearly every row and in one steady grey
 /// (a few rows apart: a spinner's up and down buttons meet mid-line);
 /// text never spans the whole height, so a glyph at the right end is not taken for one.
+/// A dark theme may draw the line a few grey levels off its ground (GTK 3's spin button parts
+/// its − and + that way): a line that faint must be one grey from top to bottom, one or two
+/// pixels wide with the ground beside it (a gradient is not a line).
 fn without_drop_button(img: &RgbaImage, inner: Rect, bg: i32) -> Rect {
     let widest = inner.h * 8 / 5 + 6;
+    let column =
+        |x: i32| -> Vec<i32> { (inner.y..inner.bottom()).map(|y| luma(img, x, y)).collect() };
+    let ground_at = |x: i32| {
+        let g = column(x);
+        g.iter().filter(|&&v| (v - bg).abs() <= 2).count() * 10 >= g.len() * 9
+    };
+    let faint_line = |x: i32, greys: &[i32]| {
+        let mut sorted = greys.to_vec();
+        sorted.sort_unstable();
+        let mid = sorted[sorted.len() / 2];
+        (mid - bg).abs() >= 4
+            && greys.iter().filter(|&&g| (g - mid).abs() <= 2).count() * 10 >= greys.len() * 9
+            && (ground_at(x - 1) || ground_at(x - 2))
+            && (ground_at(x + 1) || ground_at(x + 2))
+    };
     for x in (inner.right() - widest).max(inner.x + inner.w / 2)..inner.right() - 4 {
-        let greys: Vec<i32> = (inner.y..inner.bottom()).map(|y| luma(img, x, y)).collect();
+        let greys = column(x);
+        if !greys.is_empty() && faint_line(x, &greys) {
+            return Rect::new(inner.x, inner.y, x - inner.x, inner.h);
+        }
         let off: Vec<i32> = greys
             .iter()
             .copied()
@@ -1553,6 +1585,37 @@ mod tests {
     /// in its first cell: the block starts at the field's edge, so it is no run inside it —
     /// still the caret. A letter under it, or a glyph after it, is content.
     #[test]
+    fn an_athena_texts_block_cursor_two_pixels_in_is_the_caret() {
+        // x3270's File Name box (Athena's Text): a 2 px frame, 2 px of ground, the cursor a
+        // 6x14 block in a 16 px inside; emptied, the cursor alone at the start.
+        let (w, h) = (304u32, 22u32);
+        let field = RgbaImage::from_fn(w, h, |x, y| {
+            if x < 2 || y < 2 || x >= w - 2 || y >= h - 2 {
+                image::Rgba([0, 0, 0, 255])
+            } else {
+                image::Rgba([230, 230, 250, 255])
+            }
+        });
+        let r = Rect::new(0, 0, w as i32, h as i32);
+        let fill = |img: &mut RgbaImage, x0: u32, y0: u32, bw: u32, bh: u32| {
+            for y in y0..y0 + bh {
+                for x in x0..x0 + bw {
+                    img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
+                }
+            }
+        };
+        let mut empty = field.clone();
+        fill(&mut empty, 4, 4, 6, 14);
+        assert!(field_is_blank(&empty, r), "the cursor alone");
+        let mut after = empty.clone();
+        fill(&mut after, 14, 7, 2, 9);
+        assert!(
+            !field_is_blank(&after, r),
+            "the cursor and a glyph after it"
+        );
+    }
+
+    #[test]
     fn a_block_cursor_in_a_terminal_fields_first_cell_is_the_caret() {
         let r = Rect::new(0, 0, 200, 24);
         let bar = RgbaImage::from_fn(200, 24, |x, _| {
@@ -1668,6 +1731,57 @@ mod tests {
         assert!(field_is_blank(&spin, r), "the arrows are the spinner's");
         ink(&mut spin, 8, 3);
         assert!(!field_is_blank(&spin, r), "a glyph in the field part");
+    }
+
+    #[test]
+    fn a_dark_spin_buttons_plus_past_a_faint_line_is_not_content() {
+        // GTK 3's spin button on Adwaita dark (YAD's form): ground 45, its − and + parted from
+        // the entry by lines of 40, five grey levels off; the + bright, the − dim.
+        let dark = |w: u32| {
+            let mut f = RgbaImage::from_fn(w, 34, |x, y| {
+                let g = if x == 0 || y == 0 || x == w - 1 || y == 33 {
+                    90
+                } else {
+                    45
+                };
+                image::Rgba([g, g, g, 255])
+            });
+            for y in 1..33 {
+                for x in [w - 66, w - 31] {
+                    f.put_pixel(x, y, image::Rgba([40, 40, 40, 255]));
+                }
+            }
+            // The +: a bright cross in the last part.
+            for d in 0..13 {
+                f.put_pixel(w - 22 + d, 17, image::Rgba([218, 218, 218, 255]));
+                f.put_pixel(w - 16, 11 + d, image::Rgba([218, 218, 218, 255]));
+            }
+            f
+        };
+        let (w, r) = (163, Rect::new(0, 0, 163, 34));
+        let mut spin = dark(w);
+        assert!(field_is_blank(&spin, r), "the + is the spin button's");
+        for y in 10..24 {
+            spin.put_pixel(60, y, image::Rgba([220, 220, 220, 255]));
+            spin.put_pixel(66, y, image::Rgba([220, 220, 220, 255]));
+        }
+        assert!(!field_is_blank(&spin, r), "a digit in the entry");
+        // A gradient across the field is no line.
+        let mut ramp = dark(w);
+        for x in 1..w - 1 {
+            for y in 1..33 {
+                let g = 45 + (x as u8 / 8);
+                ramp.put_pixel(x, y, image::Rgba([g, g, g, 255]));
+            }
+        }
+        for y in 10..24 {
+            ramp.put_pixel(140, y, image::Rgba([230, 230, 230, 255]));
+            ramp.put_pixel(146, y, image::Rgba([230, 230, 230, 255]));
+        }
+        assert!(
+            !field_is_blank(&ramp, r),
+            "ink at the right of a shaded field"
+        );
     }
 
     #[test]
@@ -2030,6 +2144,32 @@ mod icon_tests {
     /// of the cell tall at its bottom, nothing above it): the rest of the line is an input
     /// with a caret. The same bar under a letter (an underlined letter) is no caret; with the
     /// cursor off the line is no input in this frame.
+    #[test]
+    fn a_stippled_scroll_bar_ends_a_prompts_line() {
+        // A 3270 emulator's screen (x3270): green text on black, a block cursor after the
+        // prompt, and at the window's right edge Athena's scroll bar, every other pixel ink.
+        let green = [0, 255, 0, 255];
+        let mut img = RgbaImage::from_pixel(420, 120, image::Rgba([0, 0, 0, 255]));
+        for i in 0..18 {
+            fill(&mut img, 7 * i + 1, 36, 5, 10, green);
+        }
+        let label = Rect::new(1, 36, 125, 10);
+        fill(&mut img, 134, 34, 7, 14, green);
+        for y in 0..120 {
+            for x in 400..420 {
+                if (x + y) % 2 == 0 {
+                    img.put_pixel(x, y, image::Rgba([190, 190, 190, 255]));
+                }
+            }
+        }
+        let p = prompt_input(&img, label).expect("the rest of the line");
+        assert!(p.caret, "the block after the prompt is its caret: {p:?}");
+        assert!(
+            p.input.right() <= 404,
+            "the input ends at the scroll bar: {p:?}"
+        );
+    }
+
     #[test]
     fn an_underline_cursor_after_a_prompt_is_its_caret() {
         let grey = [200, 200, 200, 255];
