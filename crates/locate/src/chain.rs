@@ -1810,10 +1810,12 @@ fn lone_glyph(text: &str) -> Option<char> {
 /// whole line instead.
 fn read_inside(labels: &[SeenLabel], want: &str) -> String {
     let words = |s: &str| -> Vec<String> {
+        // Words as set apart by spaces, their end marks aside (`Save As...`: save, as); a
+        // path or a name joined by `_` or `-` is one word, never `save` and `as`.
         s.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
             .filter(|w| !w.is_empty())
-            .map(str::to_string)
             .collect()
     };
     let w = words(want);
@@ -3150,6 +3152,30 @@ mod tests {
     }
 
     /// An icon view wraps "Internet Settings" under its icon, centred: the two lines are one
+    /// A refusal names the line that holds the wanted words among more words; a glyph more
+    /// (a radio's diamond read `0`) or a path whose name joins the words with `_` is no such
+    /// line.
+    #[test]
+    fn a_refusal_names_the_line_holding_the_words_among_more() {
+        let at = |text: &str| SeenLabel {
+            text: text.into(),
+            line: Rect::new(0, 0, 100, 10),
+            control: None,
+            conf: 90.0,
+        };
+        let said = read_inside(&[at("File"), at("INVOICE 4711 MARKED PAID")], "MARKED PAID");
+        assert!(said.contains("inside 'INVOICE 4711 MARKED PAID'"), "{said}");
+        assert_eq!(read_inside(&[at("0 Once")], "Once"), "");
+        assert_eq!(
+            read_inside(
+                &[at("/tmp/real-apps/emacs-default-save_as-rk/work/")],
+                "Save As..."
+            ),
+            ""
+        );
+        assert_eq!(read_inside(&[at("Save As...")], "Save As..."), "");
+    }
+
     /// caption; lines beside each other, off-centre or of another size are not.
     #[test]
     fn a_caption_wrapped_under_an_icon_is_one_caption() {
