@@ -1845,7 +1845,9 @@ fn read_inside(labels: &[SeenLabel], want: &str) -> String {
 /// the role asked for there (a radio option's caption beside its diamond, a label that acts
 /// when clicked): where it was read, and how to name such a place.
 fn read_without_role(labels: &[SeenLabel], want: &str, role: Role) -> String {
-    if matches!(role, Role::Any | Role::Label | Role::Text | Role::Area) {
+    // A field, a menu item or a row is more than its caption; only a button's caption can be
+    // the place to click.
+    if role != Role::Button {
         return String::new();
     }
     let Some(l) = labels
@@ -3151,7 +3153,6 @@ mod tests {
         assert!(!lone_sign("今", "OK", Rect::new(370, 350, 40, 12), 11));
     }
 
-    /// An icon view wraps "Internet Settings" under its icon, centred: the two lines are one
     /// A refusal names the line that holds the wanted words among more words; a glyph more
     /// (a radio's diamond read `0`) or a path whose name joins the words with `_` is no such
     /// line.
@@ -3176,6 +3177,7 @@ mod tests {
         assert_eq!(read_inside(&[at("Save As...")], "Save As..."), "");
     }
 
+    /// An icon view wraps "Internet Settings" under its icon, centred: the two lines are one
     /// caption; lines beside each other, off-centre or of another size are not.
     #[test]
     fn a_caption_wrapped_under_an_icon_is_one_caption() {

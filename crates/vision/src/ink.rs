@@ -1581,9 +1581,6 @@ mod tests {
         assert!(!field_is_blank(&bar, r), "a filled bar wider than tall");
     }
 
-    /// A text UI's one-row field (cells of one colour, no border) with the terminal's cursor
-    /// in its first cell: the block starts at the field's edge, so it is no run inside it —
-    /// still the caret. A letter under it, or a glyph after it, is content.
     #[test]
     fn an_athena_texts_block_cursor_two_pixels_in_is_the_caret() {
         // x3270's File Name box (Athena's Text): a 2 px frame, 2 px of ground, the cursor a
@@ -1615,6 +1612,9 @@ mod tests {
         );
     }
 
+    /// A text UI's one-row field (cells of one colour, no border) with the terminal's cursor
+    /// in its first cell: the block starts at the field's edge, so it is no run inside it —
+    /// still the caret. A letter under it, or a glyph after it, is content.
     #[test]
     fn a_block_cursor_in_a_terminal_fields_first_cell_is_the_caret() {
         let r = Rect::new(0, 0, 200, 24);
