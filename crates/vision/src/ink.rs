@@ -1111,14 +1111,18 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
         })
         .collect();
     // A column inked down nearly all the rows near either edge is a vertical border.
+    let counts: Vec<usize> = (inner.x..inner.right())
+        .map(|x| {
+            rows.iter()
+                .filter(|&&y| is_ink(luma(img, x, y), bg))
+                .count()
+        })
+        .collect();
+    let border_like = |x: i32| counts[(x - inner.x) as usize] * 100 > rows.len() * 85;
     let inked: Vec<bool> = (inner.x..inner.right())
         .map(|x| {
-            let n = rows
-                .iter()
-                .filter(|&&y| is_ink(luma(img, x, y), bg))
-                .count();
             let edge = x - inner.x < 4 || inner.right() - 1 - x < 4;
-            n > 0 && !(edge && n * 100 > rows.len() * 85)
+            counts[(x - inner.x) as usize] > 0 && !(edge && border_like(x))
         })
         .collect();
     // Runs of inked columns as (start, end) offsets, end exclusive.
@@ -1160,13 +1164,6 @@ pub fn field_is_blank(img: &RgbaImage, r: Rect) -> bool {
             // border: they are the block's (inked down the rows the edge rule counts, whether
             // or not the block is as tall as the field: Athena's Text draws its cursor 14 px
             // tall in a 16 px inside, two pixels in from its frame).
-            let border_like = |x: i32| {
-                let n = rows
-                    .iter()
-                    .filter(|&&y| is_ink(luma(img, x, y), bg))
-                    .count();
-                n * 100 > rows.len() * 85
-            };
             while cols.0 > inner.x && (solid(cols.0 - 1) || border_like(cols.0 - 1)) {
                 cols.0 -= 1;
             }
@@ -1594,18 +1591,12 @@ mod tests {
             }
         });
         let r = Rect::new(0, 0, w as i32, h as i32);
-        let fill = |img: &mut RgbaImage, x0: u32, y0: u32, bw: u32, bh: u32| {
-            for y in y0..y0 + bh {
-                for x in x0..x0 + bw {
-                    img.put_pixel(x, y, image::Rgba([0, 0, 0, 255]));
-                }
-            }
-        };
+        let black = [0, 0, 0, 255];
         let mut empty = field.clone();
-        fill(&mut empty, 4, 4, 6, 14);
+        paint(&mut empty, Rect::new(4, 4, 6, 14), black);
         assert!(field_is_blank(&empty, r), "the cursor alone");
         let mut after = empty.clone();
-        fill(&mut after, 14, 7, 2, 9);
+        paint(&mut after, Rect::new(14, 7, 2, 9), black);
         assert!(
             !field_is_blank(&after, r),
             "the cursor and a glyph after it"
@@ -1746,24 +1737,20 @@ mod tests {
                 };
                 image::Rgba([g, g, g, 255])
             });
-            for y in 1..33 {
-                for x in [w - 66, w - 31] {
-                    f.put_pixel(x, y, image::Rgba([40, 40, 40, 255]));
-                }
+            for x in [w - 66, w - 31] {
+                paint(&mut f, Rect::new(x as i32, 1, 1, 32), [40, 40, 40, 255]);
             }
             // The +: a bright cross in the last part.
-            for d in 0..13 {
-                f.put_pixel(w - 22 + d, 17, image::Rgba([218, 218, 218, 255]));
-                f.put_pixel(w - 16, 11 + d, image::Rgba([218, 218, 218, 255]));
-            }
+            let plus = [218, 218, 218, 255];
+            paint(&mut f, Rect::new(w as i32 - 22, 17, 13, 1), plus);
+            paint(&mut f, Rect::new(w as i32 - 16, 11, 1, 13), plus);
             f
         };
         let (w, r) = (163, Rect::new(0, 0, 163, 34));
         let mut spin = dark(w);
         assert!(field_is_blank(&spin, r), "the + is the spin button's");
-        for y in 10..24 {
-            spin.put_pixel(60, y, image::Rgba([220, 220, 220, 255]));
-            spin.put_pixel(66, y, image::Rgba([220, 220, 220, 255]));
+        for x in [60, 66] {
+            paint(&mut spin, Rect::new(x, 10, 1, 14), [220, 220, 220, 255]);
         }
         assert!(!field_is_blank(&spin, r), "a digit in the entry");
         // A gradient across the field is no line.
@@ -1774,9 +1761,8 @@ mod tests {
                 ramp.put_pixel(x, y, image::Rgba([g, g, g, 255]));
             }
         }
-        for y in 10..24 {
-            ramp.put_pixel(140, y, image::Rgba([230, 230, 230, 255]));
-            ramp.put_pixel(146, y, image::Rgba([230, 230, 230, 255]));
+        for x in [140, 146] {
+            paint(&mut ramp, Rect::new(x, 10, 1, 14), [230, 230, 230, 255]);
         }
         assert!(
             !field_is_blank(&ramp, r),
@@ -2140,10 +2126,6 @@ mod icon_tests {
         );
     }
 
-    /// A console's prompt on black with Windows' underline cursor after it (a bar a quarter
-    /// of the cell tall at its bottom, nothing above it): the rest of the line is an input
-    /// with a caret. The same bar under a letter (an underlined letter) is no caret; with the
-    /// cursor off the line is no input in this frame.
     #[test]
     fn a_stippled_scroll_bar_ends_a_prompts_line() {
         // A 3270 emulator's screen (x3270): green text on black, a block cursor after the
@@ -2170,6 +2152,10 @@ mod icon_tests {
         );
     }
 
+    /// A console's prompt on black with Windows' underline cursor after it (a bar a quarter
+    /// of the cell tall at its bottom, nothing above it): the rest of the line is an input
+    /// with a caret. The same bar under a letter (an underlined letter) is no caret; with the
+    /// cursor off the line is no input in this frame.
     #[test]
     fn an_underline_cursor_after_a_prompt_is_its_caret() {
         let grey = [200, 200, 200, 255];
