@@ -199,6 +199,25 @@ if ((${#UNEXPECTED[@]})); then
 fi
 say "all 9 flows ended as they must: 7 passed, 2 refused and paused"
 
+# What the checks cost (issue 35: an assert step ≤ 300 ms median): every assert step that passed
+# in the runs above, from their reports (locate + act + settle, as the run measured it).
+"$MEND" runs --json | /usr/bin/python3 -c '
+import json, subprocess, sys
+mend = sys.argv[1]
+ms = []
+for r in json.load(sys.stdin):
+    out = subprocess.run([mend, "report", r["id"], "--json"], capture_output=True, text=True).stdout
+    try:
+        steps = json.loads(out).get("steps", [])
+    except ValueError:
+        continue
+    ms += [s["duration_ms"] for s in steps if s["action"] == "assert" and s["status"] in ("passed", "verified")]
+ms.sort()
+if ms:
+    print(f"==> assert steps (every check of a flow proven on the screen): median {ms[len(ms) // 2]} ms, "
+          f"{ms[0]}–{ms[-1]} ms over {len(ms)} steps (aim: median ≤ 300 ms)")
+' "$MEND"
+
 step "a person looks at the newest takeover request and aborts it" \
     "list the requests with: MEND_DB=out/demo/db $MEND takeover list"
 TAKEOVER="$("$MEND" takeover list | awk 'NR == 1 { print $1 }')"

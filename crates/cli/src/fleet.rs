@@ -216,7 +216,7 @@ pub struct WorkerArgs {
 struct LiveExec {
     runs: PathBuf,
     budget: u32,
-    /// The runner's parts, built at the worker's first job and kept for its life (one desktop,
+    /// The runner's parts, built when the worker starts and kept for its life (one desktop,
     /// one job at a time): a job starts without starting OCR engines or an X connection again
     /// (issue 35: lease → start was 0.3–0.6 s, most of it this). Built again for another
     /// language.
@@ -269,7 +269,14 @@ pub fn run_worker(a: WorkerArgs) -> Result<ExitCode, MendError> {
             .join("runs")
         }),
         budget: a.budget,
-        parts: Mutex::new(None),
+        // Built before the first lease, in the default languages (a job in others builds its
+        // own once): no job waits for OCR engines or an X connection to start. A worker that
+        // cannot build them here says why and tries again at its first job.
+        parts: Mutex::new(
+            Parts::new(mend_app::DEFAULT_LANG)
+                .map_err(|e| eprintln!("the runner's parts are built at the first job: {e}"))
+                .ok(),
+        ),
     });
     mend_fleet::run_worker(&fleet, opts, exec)?;
     Ok(ExitCode::SUCCESS)

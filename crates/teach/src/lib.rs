@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use teacher::{Ring, Teacher, RING_EVERY, RING_KEEP};
+use teacher::{Ring, Stacking, Teacher, RING_EVERY, RING_KEEP};
 
 /// The chord that ends a recording from inside the application being recorded, in `key`
 /// steps' syntax. Ctrl+Alt+End: no toolkit binds it and it types nothing.
@@ -114,13 +114,15 @@ pub fn teach(
     let capture = XcapCapture;
     let main = capture.find_window(&WindowQuery::title(&opts.window)?)?;
     let ring: Ring = Arc::new(Mutex::new(VecDeque::new()));
+    let stacking: Stacking = Arc::new(Mutex::new(VecDeque::new()));
     // Up to when input has been described: frames are kept RING_KEEP before it, so a press
     // that waits its turn behind a slow description still finds the frame taken before it.
     let described = Arc::new(Mutex::new(Instant::now()));
     let watching = Arc::new(AtomicBool::new(true));
     let watcher = {
-        let (ring, watching, main_id, skip, described) = (
+        let (ring, stacking, watching, main_id, skip, described) = (
             ring.clone(),
+            stacking.clone(),
             watching.clone(),
             main.id,
             opts.skip_pid,
@@ -129,6 +131,11 @@ pub fn teach(
         std::thread::spawn(move || {
             let capture = XcapCapture;
             while watching.load(Ordering::SeqCst) {
+                if let Ok(ws) = capture.windows() {
+                    let mut s = stacking.lock().unwrap();
+                    s.push_back((Instant::now(), ws.iter().map(|w| w.id).collect()));
+                    prune(&mut s, *described.lock().unwrap());
+                }
                 let front = capture
                     .foreground()
                     .ok()
@@ -150,7 +157,7 @@ pub fn teach(
         // Let the ring hold a frame before the first press can come.
         std::thread::sleep(RING_EVERY * 3);
         let (observer, events) = Observer::start()?;
-        let mut t = Teacher::new(opts, &main.title, ring.clone())?;
+        let mut t = Teacher::new(opts, &main.title, ring.clone(), stacking.clone())?;
         on(Event::Started {
             title: main.title.clone(),
             stop_chord: STOP_CHORD.into(),

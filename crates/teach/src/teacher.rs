@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 
 /// Recent frames of the windows in front, newest last.
 pub(crate) type Ring = Arc<Mutex<VecDeque<(Instant, Frame)>>>;
+/// The windows' stacking order (topmost first) as it was when each round of the ring was
+/// taken, newest last: which window a press landed on is told by the order at the press, not
+/// at its description — a click on a dialog's Save is described after it closed the dialog.
+pub(crate) type Stacking = Arc<Mutex<VecDeque<(Instant, Vec<u32>)>>>;
 
 pub(crate) const RING_KEEP: Duration = Duration::from_secs(3);
 pub(crate) const RING_EVERY: Duration = Duration::from_millis(60);
@@ -57,6 +61,7 @@ pub(crate) struct Teacher {
     main_title: String,
     window: String,
     ring: Ring,
+    stacking: Stacking,
     locator: Locator,
     capture: XcapCapture,
     steps: Vec<Step>,
@@ -79,7 +84,12 @@ pub(crate) struct Teacher {
 }
 
 impl Teacher {
-    pub(crate) fn new(a: &Options, main_title: &str, ring: Ring) -> Result<Teacher, MendError> {
+    pub(crate) fn new(
+        a: &Options,
+        main_title: &str,
+        ring: Ring,
+        stacking: Stacking,
+    ) -> Result<Teacher, MendError> {
         let stem = a
             .flow
             .file_stem()
@@ -95,6 +105,7 @@ impl Teacher {
             main_title: main_title.to_string(),
             window: a.window.clone(),
             ring,
+            stacking,
             locator: Locator::new(&a.lang)?,
             capture: XcapCapture,
             steps: vec![],
@@ -176,15 +187,27 @@ impl Teacher {
         }
     }
 
-    /// The newest frame taken before `at` of the topmost window holding the screen point.
+    /// The newest frame taken before `at` of the topmost window holding the screen point,
+    /// topmost as the windows were stacked just before `at` (now, when no round was taken).
     fn frame_before(&self, x: i32, y: i32, at: Instant) -> Option<Frame> {
-        let order: Vec<u32> = self
-            .capture
-            .windows()
-            .ok()?
-            .into_iter()
-            .map(|w| w.id)
-            .collect();
+        let then = self
+            .stacking
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|(t, _)| *t + BEFORE <= at)
+            .map(|(_, order)| order.clone());
+        let order: Vec<u32> = match then {
+            Some(order) => order,
+            None => self
+                .capture
+                .windows()
+                .ok()?
+                .into_iter()
+                .map(|w| w.id)
+                .collect(),
+        };
         let ring = self.ring.lock().unwrap();
         let mut best: Option<(usize, &Frame)> = None;
         for (t, f) in ring.iter().rev() {
