@@ -5,6 +5,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Cargo builds live outside the clone so a fresh clone on the same machine reuses them.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/mend/target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# One OpenMP thread per Tesseract read: its thread team spins on small machines (an absent
+# control's search 13.9 s against 3.9 s; mend_app::limit_ocr_threads). The mend and mend-studio
+# binaries set it for themselves; this covers the tests and benches that read in-process.
+export OMP_THREAD_LIMIT="${OMP_THREAD_LIMIT:-1}"
 
 DEBIAN_PACKAGES=(
     # desktop and OCR

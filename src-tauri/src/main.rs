@@ -2,6 +2,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    mend_app::limit_ocr_threads();
     if let Err(error) = mend_studio::run() {
         eprintln!("mend-studio: {error}");
         std::process::exit(1);

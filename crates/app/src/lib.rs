@@ -10,6 +10,33 @@ use mend_model::MendError;
 use mend_runner::{LoadedFlow, Options, Progress, Runner, SystemClock};
 use mend_store::{RunRecord, Store};
 
+/// Tesseract as Debian builds it (with OpenMP) starts a team of threads for each text it
+/// recognises. On a small machine the team spins against itself and against PP-OCR's threads:
+/// looking for a control that is not on the practice app's window (a `not_exists` check, a
+/// refusal) took 13.9 s with both readers, 3.9 s with one OpenMP thread; Tesseract alone
+/// 11.7 s and 1.9 s (issue 35, BENCHMARKS "Checks"). libgomp reads its limit once, when it is
+/// loaded, before `main`: a process started without `OMP_THREAD_LIMIT` is started again with
+/// it set to 1 (the same process id, arguments and other variables). A limit the caller set is
+/// kept. Call it first in `main`.
+pub fn limit_ocr_threads() {
+    #[cfg(unix)]
+    if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
+        use std::os::unix::process::CommandExt;
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        let mut args = std::env::args_os();
+        let mut cmd = std::process::Command::new(exe);
+        if let Some(arg0) = args.next() {
+            cmd.arg0(arg0);
+        }
+        let e = cmd.args(args).env("OMP_THREAD_LIMIT", "1").exec();
+        eprintln!(
+            "note: could not start again with OMP_THREAD_LIMIT=1 ({e}); set it before starting Mend, or OCR is several times slower"
+        );
+    }
+}
+
 /// The OCR languages a run reads with when nothing says otherwise (`--lang`).
 pub const DEFAULT_LANG: &str = "chi_sim+eng";
 

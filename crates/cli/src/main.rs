@@ -82,6 +82,7 @@ pub fn exit_for(e: &MendError) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    mend_app::limit_ocr_threads();
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Locate(a) => target::run_locate(a),

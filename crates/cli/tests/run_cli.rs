@@ -30,6 +30,7 @@ fn flow(name: &str) -> String {
 struct Ran {
     code: i32,
     summary: Value,
+    stderr: String,
     ledger: Vec<Value>,
     _app: App,
     db: tempfile::TempDir,
@@ -52,6 +53,7 @@ fn run(lang: &str, variants: &[&str], screen: &str, flow_file: &str, extra: &[&s
     Ran {
         code: out.status.code().unwrap(),
         summary,
+        stderr: stderr.into_owned(),
         ledger: app.ledger(),
         _app: app,
         db,
@@ -85,6 +87,22 @@ fn edit_passes(lang: &str, variants: &[&str]) {
     }
     // The password reached the app and nothing of Mend's.
     assert_nowhere_under(r.db.path(), b"pw-s3cret");
+    // The practice app exposes no accessibility tree (and this desktop may have no bus): the
+    // run says so, once for the desktop or once per window, never once per step.
+    let notes: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("note:") && l.contains("accessibility"))
+        .collect();
+    assert!(
+        !notes.is_empty(),
+        "no word of the missing tree: {}",
+        r.stderr
+    );
+    let mut distinct = notes.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(notes.len(), distinct.len(), "said again: {notes:?}");
 }
 
 /// No file under `dir` (the database, run folders, audit, report, screenshots) holds `secret`.
