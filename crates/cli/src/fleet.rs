@@ -274,7 +274,9 @@ pub fn run_worker(a: WorkerArgs) -> Result<ExitCode, MendError> {
         // cannot build them here says why and tries again at its first job.
         parts: Mutex::new(
             Parts::new(mend_app::DEFAULT_LANG)
-                .map_err(|e| eprintln!("the runner's parts are built at the first job: {e}"))
+                .map_err(|e| {
+                    eprintln!("note: the runner could not be set up at the worker's start ({e}); it is tried again at the first job")
+                })
                 .ok(),
         ),
     });
