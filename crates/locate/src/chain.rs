@@ -1,4 +1,5 @@
 use crate::scene::{control_height, line_ocr, Scene, SceneCache, REGION_OCR};
+use crate::seen::SeenScreens;
 use crate::semantic::{OfflineMatcher, SemanticMatcher};
 use crate::text::{adds_a_word, another_caption, label_match, normalize};
 use crate::SeenLabel;
@@ -107,6 +108,8 @@ pub struct Locator {
     /// ([`Locator::faint_pass`]), and whether such a look is under way.
     faint_cache: SceneCache,
     in_faint_pass: bool,
+    /// The windows' pixels last looked at, since when, and what was proven absent on them.
+    seen: SeenScreens,
 }
 
 /// A reading on `line` took in all of the faint row `row` (at least nine tenths of its
@@ -255,6 +258,7 @@ impl Locator {
             tree_said: None,
             faint_cache: SceneCache::default(),
             in_faint_pass: false,
+            seen: SeenScreens::default(),
         })
     }
 
@@ -285,6 +289,14 @@ impl Locator {
             ocr.clear_cache();
             *cache = SceneCache::default();
         }
+        self.seen.clear();
+    }
+
+    /// How long (ms) `frame`'s window had shown these very pixels at the latest locate on
+    /// it: from the first look at them to that one. 0 for pixels not looked at before, or
+    /// changed since. Two looks that far apart are two fresh frames that agree.
+    pub fn steady_ms(&self, frame: &Frame) -> u64 {
+        self.seen.steady_ms(frame)
     }
 
     /// What `mend record` keeps of a located control as its crop (frame pixels): a button's
@@ -349,9 +361,20 @@ impl Locator {
         target: &Target,
         recorded: &Recorded,
     ) -> Result<Located, Refusal> {
+        // Proven absent on these very pixels already: the chain would say so again.
+        self.seen.look(frame);
+        if let Some(r) = self.seen.absent(frame, target, recorded, &self.flow_names) {
+            return Err(r);
+        }
         let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.locate_unguarded(frame, target, recorded)
         }));
+        if let Ok(Err(r)) = &found {
+            if r.error.code == ErrorCode::LocatorNotFound {
+                self.seen
+                    .proven_absent(frame, target, recorded, &self.flow_names, r);
+            }
+        }
         found.unwrap_or_else(|fault| {
             // What the scene had read is dropped with the fault: the next look reads afresh.
             self.cache = Default::default();

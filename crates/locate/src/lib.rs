@@ -11,6 +11,7 @@
 mod chain;
 mod change;
 mod scene;
+mod seen;
 mod semantic;
 mod structural;
 pub mod text;

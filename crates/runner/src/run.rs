@@ -66,6 +66,12 @@ pub trait Finder {
     fn tree_checked(&mut self, _frame: &Frame, _caption: &str, _indicator: Rect) -> Option<bool> {
         None
     }
+    /// How long (ms) `frame`'s window had shown these very pixels when it was last looked
+    /// at: from the first look at them to the latest. 0 when unknown (the default: a check
+    /// then looks twice, a fresh frame apart).
+    fn steady_ms(&self, _frame: &Frame) -> u64 {
+        0
+    }
 }
 
 impl Finder for Locator {
@@ -100,6 +106,10 @@ impl Finder for Locator {
 
     fn read_text(&mut self, frame: &Frame, rect: Rect) -> Option<String> {
         self.read_line(frame, rect)
+    }
+
+    fn steady_ms(&self, frame: &Frame) -> u64 {
+        Locator::steady_ms(self, frame)
     }
 }
 

@@ -111,6 +111,8 @@ struct World {
     /// After this many finds, none reads anything (a caption the reader stopped reading,
     /// its pixels unchanged); `finds` counts them.
     blind_after: Option<u32>,
+    /// What the finder says of every frame: how long its window has shown those pixels (ms).
+    steady_ms: u64,
     finds: u32,
     /// The next click on a field opens the notice 提示 (the popup window) in front of it, as
     /// a session notice may come up between the click and the first key.
@@ -557,6 +559,10 @@ impl Input for Keyboard {
 struct Seer(W);
 
 impl Finder for Seer {
+    fn steady_ms(&self, _frame: &Frame) -> u64 {
+        self.0.borrow().steady_ms
+    }
+
     fn notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.0.borrow_mut().notes)
     }
@@ -2738,6 +2744,43 @@ timeout_ms = 300
     let b = bench("result");
     let (s, _) = go(&b, &flow(&b, body), vec![], None, |_| {});
     assert_eq!(s.status, "passed", "{s:?}");
+}
+
+/// Two looks a fresh frame apart are what absence needs, not a wait: pixels the locator had
+/// already seen unchanged that long before are one look's worth (a screen steady since), and a
+/// first look that took longer than the gap is followed by the second at once.
+#[test]
+fn an_absence_needs_two_looks_apart_not_a_wait() {
+    let body = r#"
+[[step]]
+action = "assert"
+check = [{ not_exists = { text = "查询", role = "button" } }]
+timeout_ms = 300
+"#;
+    let run = |steady_ms: u64, find_cost_ms: u64| {
+        let b = bench("result");
+        b.world.borrow_mut().steady_ms = steady_ms;
+        b.world.borrow_mut().find_cost_ms = find_cost_ms;
+        let t0 = b.world.borrow().clock.now_ms();
+        let (s, _) = go(&b, &flow(&b, body), vec![], None, |o| o.max_retries = 0);
+        assert_eq!(s.status, "passed", "{s:?}");
+        let w = b.world.borrow();
+        (w.finds, w.clock.now_ms() - t0)
+    };
+    // Pixels never seen before: two looks, the second 4 polls (200 ms) after the first began.
+    let (finds, ms) = run(0, 10);
+    assert_eq!(finds, 2);
+    assert!((200..300).contains(&ms), "{ms} ms");
+    // Steady for 200 ms already: one look, no wait.
+    let (finds, ms) = run(200, 10);
+    assert_eq!(finds, 1);
+    assert!(ms < 100, "{ms} ms");
+    // Steady, but not that long: two looks.
+    assert_eq!(run(199, 10).0, 2);
+    // A first look of 500 ms: the second follows it at once (one find's time later).
+    let (finds, ms) = run(0, 500);
+    assert_eq!(finds, 2);
+    assert!((1000..1100).contains(&ms), "{ms} ms");
 }
 
 /// Unread is not gone: a control found by an earlier step and then read as nothing on a

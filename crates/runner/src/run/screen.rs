@@ -261,7 +261,9 @@ impl Runner<'_> {
         // then each dialog of it in front that the flow allows (DB4S's "Export completed."
         // is said in a message box over the main window: a verify naming no window looked
         // only behind it, STEP_NOT_VERIFIED after the file was written).
-        let exists = |me: &mut Self, t: &TargetSpec| -> Result<Option<Located>, MendError> {
+        // With what it found: how long every frame it looked in had shown the same pixels
+        // ([`Finder::steady_ms`]; 0 when it looked in none).
+        let exists = |me: &mut Self, t: &TargetSpec| -> Result<(Option<Located>, u64), MendError> {
             let main = match me.capture.capture(&me.query_for(lf, t)?) {
                 Ok(f) => Some(f),
                 Err(e) if e.code == ErrorCode::WindowNotFound => None,
@@ -280,6 +282,7 @@ impl Runner<'_> {
                 template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
             };
             let mut found = None;
+            let mut steady = None::<u64>;
             let mut next = main;
             let mut dialogs = dialogs.into_iter();
             loop {
@@ -294,7 +297,10 @@ impl Runner<'_> {
                         },
                     },
                 };
-                match me.finder.find(&frame, &target, &recorded) {
+                let r = me.finder.find(&frame, &target, &recorded);
+                let ms = me.finder.steady_ms(&frame);
+                steady = Some(steady.map_or(ms, |s| s.min(ms)));
+                match r {
                     Err(r) if r.error.code == ErrorCode::LocatorNotFound => continue,
                     other => {
                         found = Some((frame, other));
@@ -302,16 +308,17 @@ impl Runner<'_> {
                     }
                 }
             }
+            let steady = steady.unwrap_or(0);
             let Some((frame, result)) = found else {
-                return Ok(None);
+                return Ok((None, steady));
             };
             match result {
                 Ok(l) => {
                     me.last_seen
                         .insert(seen_key(t, &target), (frame.clone(), l.clone()));
-                    Ok(Some(l))
+                    Ok((Some(l), steady))
                 }
-                Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok(None),
+                Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok((None, steady)),
                 // Two candidates: it exists, whichever it is (one read as the text itself
                 // speaks for both, below).
                 Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => {
@@ -321,14 +328,17 @@ impl Runner<'_> {
                         .iter()
                         .find(|c| label_match(wanted, &c.text) == Some(1.0))
                         .or(r.candidates.first());
-                    Ok(Some(Located {
-                        strategy: mend_model::Strategy::FuzzyOcr,
-                        rect: c.map_or(Rect::default(), |c| c.rect),
-                        screen_box: Rect::default(),
-                        confidence: 0.0,
-                        text: c.map_or(String::new(), |c| c.text.clone()),
-                        frame_id: frame.info.id,
-                    }))
+                    Ok((
+                        Some(Located {
+                            strategy: mend_model::Strategy::FuzzyOcr,
+                            rect: c.map_or(Rect::default(), |c| c.rect),
+                            screen_box: Rect::default(),
+                            confidence: 0.0,
+                            text: c.map_or(String::new(), |c| c.text.clone()),
+                            frame_id: frame.info.id,
+                        }),
+                        steady,
+                    ))
                 }
                 Err(r) => Err(r.error),
             }
@@ -342,21 +352,37 @@ impl Runner<'_> {
             // The text as the run means it (`${phone}` is the number typed, not its name).
             Check::Exists(t) => {
                 let want = target_of(t, vars)?;
-                Ok(exists(self, t)?.is_some_and(|l| proves(want.text.as_deref(), &l)))
+                Ok(exists(self, t)?
+                    .0
+                    .is_some_and(|l| proves(want.text.as_deref(), &l)))
             }
             // Absence is seen twice, a fresh frame apart: one look can fall on a screen in
             // between (a popup closing, a dialog repainting after a click that did not take),
             // and a check that passed there would call a write done that never happened.
+            // Pixels the locator had already seen unchanged that long before this look are
+            // the two frames (a screen steady since), and a second look falls no sooner than
+            // that long after the first began (a first look that read the window for seconds
+            // is not followed by a wait). On pixels already proven not to hold the control
+            // the second look is a capture and a comparison, not a reading.
             // And unread is not gone: where the control was last found, its pixels must have
             // changed (or its window closed) — a caption misread twice on a dialog still open
             // called a Save done that never happened (qpdfview's File name:, read by PP-OCR).
             Check::NotExists(t) => {
-                if exists(self, t)?.is_some() {
+                let apart = self.opts.poll_ms * 4;
+                let began = self.clock.now_ms();
+                let (found, steady) = exists(self, t)?;
+                if found.is_some() {
                     return Ok(false);
                 }
-                self.clock.sleep_ms(self.opts.poll_ms * 4);
-                if exists(self, t)?.is_some() {
-                    return Ok(false);
+                if steady < apart {
+                    let next = began + apart;
+                    let now = self.clock.now_ms();
+                    if now < next {
+                        self.clock.sleep_ms(next - now);
+                    }
+                    if exists(self, t)?.0.is_some() {
+                        return Ok(false);
+                    }
                 }
                 Ok(!self.still_shown(lf, t, vars)?)
             }
@@ -371,7 +397,9 @@ impl Runner<'_> {
                         format!("text_matches pattern '{pattern}': {e}"),
                     )
                 })?;
-                Ok(exists(self, target)?.is_some_and(|l| re.is_match(&l.text)))
+                Ok(exists(self, target)?
+                    .0
+                    .is_some_and(|l| re.is_match(&l.text)))
             }
         }
     }
