@@ -6,7 +6,7 @@ use base64::Engine as _;
 use mend_capture::{Capture, Frame, WindowQuery, XcapCapture};
 use mend_locate::Recorded;
 use mend_model::{
-    flow_warnings, parse_flow, ErrorCode, Flow, FlowWarning, Located, MendError, Point, Rect, Role,
+    flow_warnings, parse_flow, ErrorCode, Flow, FlowWarning, Located, MendError, Rect, Role,
     Target, TargetSpec,
 };
 use mend_runner::takeover::{self, Change, Resolution, Takeover, CHANGES, TAKEOVERS};
@@ -310,66 +310,55 @@ pub fn read_image(s: &Studio, path: &str) -> Result<String, MendError> {
     png_data_url(&img)
 }
 
-/// What Mend proposes for a point (or box) the person clicked on the captured window.
+/// What Mend proposes for a point the person clicked on the captured window: the recorder's
+/// own reading of that click ([`mend_teach::describe_click`], as `mend teach` records it), so
+/// the same click makes the same target in both.
 #[derive(Debug, Clone, Serialize)]
 pub struct Proposal {
     pub target: TargetSpec,
     /// The control's box in window pixels.
     pub rect: Rect,
     pub role: Role,
+    /// What to check about this target before running it (it leads back to another control,
+    /// it is known by its pixels only).
+    pub notes: Vec<String>,
 }
 
 pub fn propose_target(title: &str, x: i32, y: i32, lang: &str) -> Result<Proposal, MendError> {
     let frame = capture(title)?;
-    let p = Point { x, y };
-    let boxes = mend_vision::find_control_boxes(&frame.image);
-    let control = boxes
-        .iter()
-        .filter(|b| b.rect.contains(p))
-        .min_by_key(|b| b.rect.area());
-    let rect = control.map_or(Rect::new(x - 20, y - 10, 40, 20), |b| b.rect);
-    let role = control.map_or(Role::Any, |b| b.role);
-    let mut ocr = mend_ocr::OcrEngine::new(lang)?;
-    let read =
-        |ocr: &mut mend_ocr::OcrEngine, r: Rect| -> Result<(String, Option<Rect>), MendError> {
-            let lines = ocr.read_lines(&frame.image, r, mend_locate::line_ocr(r.h))?;
-            let text = lines
-                .iter()
-                .map(|l| l.text.clone())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let at = lines.iter().map(|l| l.rect).reduce(|a, b| a.union(&b));
-            Ok((text, at))
-        };
-    // A field is named by the label left of it, which is also its anchor (label + offset);
-    // anything else by its own caption.
-    let (text, label_at) = if role == Role::Field {
-        read(&mut ocr, Rect::new(rect.x - 240, rect.y, 236, rect.h))?
-    } else {
-        (read(&mut ocr, rect.inflate(-2))?.0, None)
-    };
-    let text = text.trim().trim_end_matches([':', '：']).to_string();
-    let (near, offset) = match label_at {
-        Some(l) if !text.is_empty() => {
-            let (lc, fc) = (l.center(), rect.center());
-            (Some(text.clone()), Some([fc.x - lc.x, fc.y - lc.y]))
-        }
-        _ => (None, None),
-    };
-    let role_name = serde_json::to_value(role)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string));
+    let mut locator = mend_app::locator(lang, true, None)?;
+    propose_on(&mut locator, &frame, x, y)
+}
+
+/// [`propose_target`] on a frame already captured.
+pub fn propose_on(
+    locator: &mut mend_locate::Locator,
+    frame: &Frame,
+    x: i32,
+    y: i32,
+) -> Result<Proposal, MendError> {
+    let mut d = mend_teach::describe_click(locator, frame, (x, y))?;
+    if d.spec.text.is_none() && d.spec.near.is_none() && d.crop_at.is_some() {
+        d.notes.push(
+            "no caption was read on it: its pixels are its only name, and the editor keeps no crop — give it a `near` label, or record this step with `mend teach`".into(),
+        );
+    }
+    let rect = d
+        .spec
+        .recorded
+        .or(d.crop_at)
+        .unwrap_or(Rect::new(x - 20, y - 10, 40, 20));
+    let role = d
+        .spec
+        .role
+        .as_deref()
+        .and_then(Role::parse)
+        .unwrap_or(Role::Any);
     Ok(Proposal {
-        target: TargetSpec {
-            text: (!text.is_empty()).then_some(text),
-            role: role_name,
-            near,
-            offset,
-            recorded: Some(rect),
-            ..TargetSpec::default()
-        },
+        target: d.spec,
         rect,
         role,
+        notes: d.notes,
     })
 }
 
@@ -585,6 +574,36 @@ mod tests {
         let dir = flows();
         let s = Studio::open(dir.path().join("flows"), dir.path().join("db"), None).unwrap();
         (dir, s)
+    }
+
+    /// A click on the captured window is read as `mend teach` reads a press (one rule): a
+    /// button becomes its caption, a field the label beside it, and each target leads back to
+    /// the control clicked on that very frame.
+    #[test]
+    fn a_click_on_the_captured_window_proposes_what_the_recorder_would_record() {
+        let png = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/screenshots/zh/baseline/main.png");
+        let frame = mend_capture::ImageFileCapture::open(&png)
+            .unwrap()
+            .capture(&WindowQuery::title(".*").unwrap())
+            .unwrap();
+        let mut locator = mend_app::locator(mend_app::DEFAULT_LANG, false, None).unwrap();
+        // 查询 (the button) and the search field, frame pixels (geometry.json less the origin).
+        for ((x, y), text, role) in [
+            ((430, 79), "查询", Role::Button),
+            ((260, 79), "客户编号", Role::Field),
+        ] {
+            let p = propose_on(&mut locator, &frame, x, y).unwrap();
+            assert_eq!(p.target.text.as_deref(), Some(text), "{p:?}");
+            assert_eq!(p.role, role, "{p:?}");
+            assert!(p.rect.contains(mend_model::Point { x, y }), "{p:?}");
+            assert!(p.notes.is_empty(), "{p:?}");
+            let target = mend_runner::target_of(&p.target, &mend_runner::Row::new()).unwrap();
+            let l = locator
+                .locate(&frame, &target, &Recorded::default())
+                .unwrap();
+            assert!(l.rect.contains(mend_model::Point { x, y }), "{l:?}");
+        }
     }
 
     #[test]

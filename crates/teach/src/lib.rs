@@ -17,8 +17,11 @@
 //! way the flow so far is written and validated; an input that cannot be described becomes a
 //! note instead of ending the recording.
 
+mod describe;
 mod teacher;
 mod words;
+
+pub use describe::{describe_click, Described};
 
 use mend_capture::{Capture, WindowQuery, XcapCapture};
 use mend_input::observe::{Observed, Observer};

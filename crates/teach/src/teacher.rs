@@ -4,17 +4,17 @@
 //! what the screen did next.
 
 use crate::words::{
-    apart_from, common_run, key_name, key_step, printable, reads_like_commit, role_name,
-    secret_name, secrets_of_other_flows,
+    apart_from, common_run, key_name, key_step, printable, reads_like_commit, secret_name,
+    secrets_of_other_flows,
 };
 use crate::{Options, Outcome, Stopped};
 use mend_capture::{Capture, Frame, XcapCapture};
 use mend_input::observe::Observed;
 use mend_locate::text::{normalize, similarity};
-use mend_locate::{line_ocr, Locator, Recorded, Scene, SeenLabel};
+use mend_locate::{line_ocr, Locator, Scene};
 use mend_model::{
-    flow_warnings, parse_flow, Check, ErrorCode, Flow, MendError, Rect, Risk, Role, Step,
-    TargetSpec, WindowSpec,
+    flow_warnings, parse_flow, Check, ErrorCode, Flow, MendError, Rect, Risk, Step, TargetSpec,
+    WindowSpec,
 };
 use mend_model::{FlowAction as Action, Point};
 use std::collections::{BTreeMap, VecDeque};
@@ -323,125 +323,22 @@ impl Teacher {
             .unwrap_or_default()
     }
 
-    /// The control under `p` (frame pixels) as a target; its caption when one was read.
+    /// The control under `p` (frame pixels) as a target ([`crate::describe_click`], the
+    /// studio's rule too), its crop saved as the step's; its caption when one was read.
     fn describe(
         &mut self,
         frame: &Frame,
         p: (i32, i32),
         n: usize,
     ) -> Result<(TargetSpec, Option<String>), MendError> {
-        let (fw, fh) = (frame.image.width() as i32, frame.image.height() as i32);
-        let mut scene = Scene::new(frame);
-        let boxes = scene.boxes().to_vec();
-        let control = boxes
-            .iter()
-            .filter(|b| b.rect.contains(pt(p)) && b.rect.w * 10 <= fw * 9 && b.rect.h * 2 <= fh)
-            .min_by_key(|b| b.rect.area())
-            .cloned();
-        let labels = scene.window_labels(&mut self.locator.ocr)?;
-        let mut spec = TargetSpec::default();
-        let mut caption = None;
-        match control {
-            Some(b) if b.role == Role::Field => {
-                spec.role = Some("field".into());
-                spec.recorded = Some(b.rect);
-                match label_of_field(&labels, b.rect) {
-                    Some(l) => spec.text = Some(l),
-                    None => {
-                        spec.crop = self.save_crop(frame, b.rect, n);
-                        self.notes.push(format!(
-                            "step {n}: no label was read beside the field; it is known by its pixels only (empty fields look alike: give it a `near` label in the editor)"
-                        ));
-                    }
-                }
-            }
-            Some(b) => {
-                let mut inside: Vec<&SeenLabel> = labels
-                    .iter()
-                    .filter(|l| b.rect.contains(l.line.center()))
-                    .collect();
-                inside.sort_by_key(|l| (l.line.y / 8, l.line.x));
-                let text = inside
-                    .iter()
-                    .map(|l| l.text.trim())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                spec.role = Some(role_name(b.role));
-                spec.recorded = Some(b.rect);
-                spec.crop = self.save_crop(frame, b.rect, n);
-                if !text.trim().is_empty() {
-                    spec.text = Some(text.clone());
-                    caption = Some(text);
-                }
-            }
-            None => {
-                let under = labels
-                    .iter()
-                    .filter(|l| l.line.inflate(3).contains(pt(p)))
-                    .min_by_key(|l| l.line.area());
-                match under {
-                    Some(l) => {
-                        spec.text = Some(l.text.trim().to_string());
-                        spec.role = Some(role_name(l.role()));
-                        spec.recorded = Some(l.rect());
-                        caption = spec.text.clone();
-                    }
-                    // Blank space right of a label on its row: a field whose frame is too
-                    // faint to see (GTK, Swing entries); it is known by that label.
-                    // (A click lands mid-field: the label may be a wide field's half away.)
-                    None if label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600).is_some() => {
-                        let l = label_line_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600)
-                            .expect("checked");
-                        spec.text = label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600);
-                        spec.role = Some("field".into());
-                        // The field as far as can be told: from the label's end, as far again
-                        // past the click, a text line tall.
-                        let x0 = l.line.x + l.line.w + 4;
-                        let h = l.line.h.max(12) + 10;
-                        spec.recorded = Some(Rect::new(x0, p.1 - h / 2, 2 * (p.0 - x0).max(20), h));
-                    }
-                    None => {
-                        let r = Rect::new(p.0 - 16, p.1 - 16, 32, 32);
-                        spec.role = Some("any".into());
-                        spec.recorded = Some(r);
-                        spec.crop = self.save_crop(frame, r, n);
-                    }
-                }
-            }
+        let d = crate::describe_click(&mut self.locator, frame, p)?;
+        let mut spec = d.spec;
+        if let Some(r) = d.crop_at {
+            spec.crop = self.save_crop(frame, r, n);
         }
-        // The target must lead back to what was clicked, on the very frame: else its text
-        // is dropped for the pixels alone, and if those fail too the person is told.
-        if !self.resolves_to(frame, &spec, p) {
-            if spec.text.is_some() && spec.crop.is_some() {
-                let mut pixels = spec.clone();
-                pixels.text = None;
-                if self.resolves_to(frame, &pixels, p) {
-                    self.notes.push(format!(
-                        "step {n}: its caption '{}' does not lead back to it (another control reads alike); it is known by its pixels",
-                        spec.text.as_deref().unwrap_or_default()
-                    ));
-                    return Ok((pixels, caption));
-                }
-            }
-            self.notes.push(format!(
-                "step {n}: the target does not lead back to the control that was clicked on the recorded screen; check it before running the flow"
-            ));
-        }
-        Ok((spec, caption))
-    }
-
-    fn resolves_to(&mut self, frame: &Frame, spec: &TargetSpec, p: (i32, i32)) -> bool {
-        let Ok(target) = mend_runner::target_of(spec, &mend_runner::Row::new()) else {
-            return false;
-        };
-        let template = spec
-            .crop
-            .as_ref()
-            .and_then(|c| image::open(self.crops_dir.join(Path::new(c).file_name().unwrap())).ok())
-            .map(|i| i.to_rgba8());
-        self.locator
-            .locate(frame, &target, &Recorded { template })
-            .is_ok_and(|l| l.rect.inflate(2).contains(pt(p)))
+        self.notes
+            .extend(d.notes.into_iter().map(|m| format!("step {n}: {m}")));
+        Ok((spec, d.caption))
     }
 
     fn save_crop(&self, frame: &Frame, r: Rect, n: usize) -> Option<String> {
@@ -745,39 +642,4 @@ impl Teacher {
         out.flow = Some(parsed);
         Ok(out)
     }
-}
-
-fn pt(p: (i32, i32)) -> Point {
-    Point { x: p.0, y: p.1 }
-}
-
-/// The label a field is known by: the nearest text left of it on its row, else just above it.
-fn label_of_field(labels: &[SeenLabel], f: Rect) -> Option<String> {
-    label_beside(labels, f, 300)
-}
-
-/// `label_of_field` with `reach` pixels between the label's end and the field.
-fn label_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<String> {
-    label_line_beside(labels, f, reach)
-        .map(|l| l.text.trim().trim_end_matches([':', '：']).to_string())
-        .filter(|t| !t.is_empty())
-}
-
-/// The label beside a field: the nearest text left of it on its row, else just above it.
-fn label_line_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<&SeenLabel> {
-    let left = labels
-        .iter()
-        .filter(|l| l.control.is_none())
-        .filter(|l| l.line.x + l.line.w <= f.x + 4 && f.x - (l.line.x + l.line.w) <= reach)
-        .filter(|l| l.line.y < f.y + f.h && f.y < l.line.y + l.line.h)
-        .min_by_key(|l| f.x - (l.line.x + l.line.w));
-    let above = || {
-        labels
-            .iter()
-            .filter(|l| l.control.is_none())
-            .filter(|l| l.line.y + l.line.h <= f.y + 2 && f.y - (l.line.y + l.line.h) <= 40)
-            .filter(|l| l.line.x < f.x + f.w && f.x < l.line.x + l.line.w)
-            .min_by_key(|l| f.y - (l.line.y + l.line.h))
-    };
-    left.or_else(above)
 }
