@@ -1,12 +1,12 @@
 //! IPC commands. Names are the snake_case strings the UI passes to `invoke`
 //! (see `ui/src/backend/tauri.ts`); payloads are serde structs mirrored in `ui/src/backend/types.ts`.
-//! Each is a thin call into `studio.rs`; failures are the engine's `MendError` (`{code, message}`).
+//! Each is a thin call into the application crate (`mend_app::studio`, `mend_app::recording`);
+//! failures are the engine's `MendError` (`{code, message}`).
 
-use crate::recording::{self, RecaptureRequest, RecordRequest, Recorded};
-use crate::studio::{self, Studio};
+use mend_app::recording::{self, RecaptureRequest, RecordRequest, Recorded};
+use mend_app::studio::{self, Studio};
+use mend_app::{Progress, Summary, Takeover};
 use mend_model::{Flow, MendError, TargetSpec};
-use mend_runner::takeover::Takeover;
-use mend_runner::{Progress, Summary};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
 
@@ -136,7 +136,7 @@ struct RecordFinished {
 }
 
 impl recording::RecordSink for RecordEmit {
-    fn event(&self, e: &mend_teach::Event) {
+    fn event(&self, e: &mend_app::RecordEvent) {
         let _ = self.0.emit("record-event", e);
     }
     fn finished(&self, r: Result<Recorded, MendError>) {
@@ -197,7 +197,7 @@ pub fn decide_change(
     s: State<Studio>,
     id: String,
     accept: bool,
-) -> Result<mend_runner::takeover::Change, MendError> {
+) -> Result<mend_app::Change, MendError> {
     studio::decide_change(&s, &id, accept)
 }
 

@@ -1,7 +1,8 @@
 //! Mend Studio: the Tauri shell over the Mend engine.
 //!
 //! **Architecture Invariant:** this is the only crate that depends on `tauri`. Each command is a
-//! thin call into the engine (`studio.rs`); a failing one returns the engine's own
+//! thin call into the application crate (`mend_app::studio`, `mend_app::recording`: the same
+//! crate `mend` builds its runner from); a failing one returns the engine's own
 //! `mend_model::MendError`, which serializes as `{code, message}` with the stable code
 //! (`LOCATOR_NOT_FOUND`, …), never a bare string, so the UI branches on codes instead of
 //! matching text. The studio process alone opens the run database.
@@ -10,8 +11,6 @@
 //! app needs no dev server and no network at run time.
 
 pub mod commands;
-pub mod recording;
-pub mod studio;
 
 use std::path::PathBuf;
 
@@ -37,7 +36,7 @@ pub fn run() -> tauri::Result<()> {
     let url = std::env::var("MEND_DATABASE_URL")
         .ok()
         .filter(|u| !u.is_empty());
-    let studio = studio::Studio::open(flows, db, url.as_deref())
+    let studio = mend_app::studio::Studio::open(flows, db, url.as_deref())
         .map_err(|e| tauri::Error::Anyhow(anyhow::anyhow!("{e}")))?;
     tauri::Builder::default()
         .manage(studio)

@@ -7,8 +7,17 @@ use mend_capture::XcapCapture;
 use mend_input::EnigoInput;
 use mend_locate::Locator;
 use mend_model::MendError;
-use mend_runner::{LoadedFlow, Options, Progress, Runner, SystemClock};
+use mend_runner::{LoadedFlow, Options, Runner, SystemClock};
 use mend_store::{RunRecord, Store};
+
+pub mod recording;
+pub mod studio;
+
+/// What the studio's shell hands on to its UI, named here so that the shell needs no engine
+/// crate but this one and the model.
+pub use mend_runner::takeover::{Change, Takeover};
+pub use mend_runner::{Progress, Summary};
+pub use mend_teach::Event as RecordEvent;
 
 /// Tesseract as Debian builds it (with OpenMP) starts a team of threads for each text it
 /// recognises. On a small machine the team spins against itself and against PP-OCR's threads:

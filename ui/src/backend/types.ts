@@ -268,7 +268,7 @@ export interface Report {
   markdown: string;
 }
 
-// ---- Recording (mirror src-tauri/src/recording.rs and crates/teach) ----
+// ---- Recording (mirror crates/app/src/recording.rs and crates/teach) ----
 
 export interface RecordRequest {
   /** A new flow file in the flows folder. */

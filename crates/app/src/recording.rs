@@ -73,7 +73,7 @@ pub fn start_recording(
     let opts = Options {
         flow: path,
         window: req.window,
-        lang: mend_app::DEFAULT_LANG.into(),
+        lang: crate::DEFAULT_LANG.into(),
         name: req.name.filter(|n| !n.trim().is_empty()),
         skip_pid: Some(std::process::id()),
     };

@@ -326,7 +326,7 @@ pub struct Proposal {
 
 pub fn propose_target(title: &str, x: i32, y: i32, lang: &str) -> Result<Proposal, MendError> {
     let frame = capture(title)?;
-    let mut locator = mend_app::locator(lang, true, None)?;
+    let mut locator = crate::locator(lang, true, None)?;
     propose_on(&mut locator, &frame, x, y)
 }
 
@@ -385,7 +385,7 @@ pub fn test_locate(title: &str, spec: &TargetSpec, lang: &str) -> Result<LocateR
         context: spec.context.clone(),
         synonyms: spec.synonyms.clone(),
     };
-    let mut locator = mend_app::locator(lang, true, None)?;
+    let mut locator = crate::locator(lang, true, None)?;
     Ok(
         match locator.locate(&frame, &target, &Recorded::default()) {
             Ok(l) => LocateResult {
@@ -441,7 +441,7 @@ pub fn start_run(s: &Studio, req: RunRequest, sink: impl Sink) -> Result<(), Men
         columns.extend(r.keys().cloned());
     }
     let lf = LoadedFlow::load(&path, &columns)?;
-    let lang = mend_app::DEFAULT_LANG.to_string();
+    let lang = crate::DEFAULT_LANG.to_string();
     on_worker(s, sink, lf, lang.clone(), move |r, lf| {
         r.start(lf, req.vars, rows, &lang)
     })
@@ -463,10 +463,9 @@ fn on_worker(
     let runs_dir = s.db_dir.join("runs");
     std::thread::spawn(move || {
         let mut on = |p: &Progress| sink.progress(p);
-        let result =
-            mend_app::with_runner(&lang, &lf, &store, &mut on, Options::new(runs_dir), |r| {
-                work(r, &lf)
-            });
+        let result = crate::with_runner(&lang, &lf, &store, &mut on, Options::new(runs_dir), |r| {
+            work(r, &lf)
+        });
         *busy.lock().expect("lock") = false;
         sink.finished(result);
     });
@@ -502,7 +501,7 @@ pub fn resolve_takeover(
         .ok_or_else(|| invalid(format!("run {} is not stored", t.run)))?;
     let lf = LoadedFlow::for_run(&rec)?;
     let id = id.to_string();
-    let lang = mend_app::lang_of(&rec);
+    let lang = crate::lang_of(&rec);
     on_worker(s, sink, lf, lang, move |r, lf| r.resolve(lf, &id, res))
 }
 
@@ -553,7 +552,7 @@ mod tests {
         std::fs::create_dir_all(&flows).unwrap();
         for f in ["login_edit_save.toml", "new_customers.toml"] {
             let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../fixtures/flows")
+                .join("../../fixtures/flows")
                 .join(f);
             std::fs::copy(&src, flows.join(f)).unwrap();
             // The flow's recorded crops, beside it.
@@ -582,12 +581,12 @@ mod tests {
     #[test]
     fn a_click_on_the_captured_window_proposes_what_the_recorder_would_record() {
         let png = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures/screenshots/zh/baseline/main.png");
+            .join("../../fixtures/screenshots/zh/baseline/main.png");
         let frame = mend_capture::ImageFileCapture::open(&png)
             .unwrap()
             .capture(&WindowQuery::title(".*").unwrap())
             .unwrap();
-        let mut locator = mend_app::locator(mend_app::DEFAULT_LANG, false, None).unwrap();
+        let mut locator = crate::locator(crate::DEFAULT_LANG, false, None).unwrap();
         // 查询 (the button) and the search field, frame pixels (geometry.json less the origin).
         for ((x, y), text, role) in [
             ((430, 79), "查询", Role::Button),
