@@ -24,10 +24,15 @@ use std::path::PathBuf;
 mod check;
 mod field;
 mod journal;
+mod locating;
 mod resolve;
 mod screen;
 mod step;
+mod typing;
+mod window;
+use locating::*;
 use step::Pending;
+use window::*;
 
 /// What settling compares: the main window's fingerprint (none if it is gone) and the windows.
 type ScreenState = (Option<Fingerprint>, Vec<(u32, String)>);
