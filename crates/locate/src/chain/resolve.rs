@@ -1,0 +1,679 @@
+//! A caption read becomes a control: its framed box, a column's cell, a bare caption's area,
+//! a field beside its label; marks read with it (a sign, an icon, a mnemonic) set apart.
+
+use super::*;
+
+/// The control a matched label stands for: the field beside it for a field target, the framed
+/// control around it otherwise. A role that contradicts what the pixels show is no candidate.
+pub(super) fn resolve(
+    scene: &mut Scene,
+    ocr: &mut OcrEngine,
+    l: &SeenLabel,
+    role: Role,
+    score: f64,
+) -> Option<Candidate> {
+    match role {
+        // A field's label is bare text beside it. Text inside a frame is a caption or a
+        // field's content — a table's header cell 电话 is not the label of the cell next to it.
+        // A frame around both the label and its field is a panel holding them, not the
+        // label's own cell.
+        Role::Field => field_beside(scene, l.line)
+            .filter(|f| l.control.as_ref().is_none_or(|c| c.rect.contains_rect(f)))
+            .map(|rect| Candidate {
+                rect,
+                text: l.text.clone(),
+                role: Role::Field,
+                score,
+            }),
+        _ => {
+            let mut shown = l.text.clone();
+            if let Some(extra) = scene
+                .unread_ink(l.line, l.control.as_ref().map(|c| c.rect))
+                .filter(|&extra| !icon_left_of(scene, ocr, l, extra))
+            {
+                // A few rows of ink is punctuation (编辑… 's ellipsis), whatever OCR would make
+                // of it ("wee" on a dark theme): no glyph of a word is that flat. Otherwise read
+                // the unread part on its own: a mnemonic keeps the meaning (登录 + (L)); a word,
+                // or nothing legible, does not (删除 + 全部).
+                let dots = scene.ink_rows(extra) * 3 <= l.line.h;
+                let more = if dots {
+                    "…".to_string()
+                } else {
+                    ocr.read_lines(&scene.frame.image, extra, line_ocr(l.line.h * 2))
+                        .ok()?
+                        .into_iter()
+                        .map(|x| x.text)
+                        .collect::<String>()
+                };
+                let full = if extra.x >= l.line.x {
+                    format!("{}{more}", l.text)
+                } else {
+                    format!("{more}{}", l.text)
+                };
+                // A sign set apart after the caption, no letter read in it: a picture, not a
+                // word of the caption (a default button's return arrow: `Accept ↵`).
+                let sign_after =
+                    lone_sign(&more, &l.text, extra, l.line.h) && sign_apart_right(scene, l, extra);
+                if !dots
+                    && !sign_after
+                    && !chinese_mnemonic(l, extra, &more)
+                    && (more.is_empty() || normalize(&full) != normalize(&l.text))
+                {
+                    return None;
+                }
+                shown = if sign_after { l.text.clone() } else { full };
+            }
+            let seen = l.role();
+            // Header cells, menu entries and labels are framed or not depending on the toolkit,
+            // and a header cell looks like a field (a frame with text on the left): the pixels
+            // cannot contradict these roles, the text decides.
+            let loose = matches!(
+                role,
+                Role::ColumnHeader | Role::Menu | Role::Label | Role::Text
+            );
+            let (kind, factor) = if loose {
+                (role, 1.0)
+            } else if role == Role::Row {
+                // A row of a list: its text on the bar a list draws behind its selected row,
+                // or one of a column of lines (the rows above or below it). Text with neither
+                // (a caption, a text box's line that reads the same) is no row.
+                // A selection bar may be seen as a box of its own: that box is the row.
+                let bar = mend_vision::selection_bar(&scene.frame.image, l.line);
+                let framed = l.control.as_ref().map(|c| c.rect);
+                let row = match (bar, framed) {
+                    (Some(b), Some(c)) => b.iou(&c) > 0.5,
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (None, None) => in_a_column(scene, ocr, l),
+                };
+                if !row {
+                    return None;
+                }
+                (Role::Row, 1.0)
+            } else if role.accepts(seen) && (role != Role::Button || holds_caption(l)) {
+                (seen, 1.0)
+            } else if role == Role::Button && seen == Role::Field && centred_caption(l) {
+                // A wide box guessed a field from its shape, with its text centred in it like
+                // a caption: an Athena button "Don't Save" is 80×19. A field's value sits left.
+                (Role::Button, 1.0)
+            } else if let Some(plate) = (role == Role::Button && l.control.is_none())
+                .then(|| mend_vision::flat_plate(&scene.frame.image, l.line))
+                .flatten()
+            {
+                // A flat button (GTK 4): no frame line, its caption centred on a plate of its
+                // own shade.
+                return Some(Candidate {
+                    rect: plate,
+                    text: shown,
+                    role: Role::Button,
+                    score,
+                });
+            } else if role == Role::Button
+                && l.control.is_none()
+                && mend_vision::key_badge(&scene.frame.image, l.line).is_some()
+            {
+                // A text UI's shortcut item: its key in reverse video, the caption beside it
+                // (nano's `^O Write Out`); a click on either presses it. The caption is what
+                // is clicked, and what a second reader is asked to read: the key's glyphs
+                // read as a word (`tel!)` for `M-U`) are no word of the caption.
+                (Role::Button, 1.0)
+            } else {
+                // Text outside any frame, a speck, a glyph inside another control: never a
+                // button. A click there is a wrong action (issue 13: "+" answered a 3×3 box on
+                // the "." key); a refusal lets a person pick. The caption read exactly on no
+                // control of its own (or on a panel: a calendar's day cell around its day
+                // number) may be a flat button: the caller may hover it to see it light up.
+                let bare = l.control.as_ref().is_none_or(|c| !control_sized(&c.rect));
+                let in_popup = scene
+                    .frame
+                    .info
+                    .popups
+                    .iter()
+                    .any(|p| p.contains(l.line.center()));
+                if role == Role::Button && bare && !in_popup && score >= 1.0 {
+                    scene.hover_asked.push(l.line);
+                }
+                return None;
+            };
+            Some(Candidate {
+                rect: l.rect(),
+                text: shown,
+                role: kind,
+                score: score * factor,
+            })
+        }
+    }
+}
+
+/// How far apart two rows' grounds may be and still be one list's: a list may tint every
+/// other row (GTK 2's rules hint draws 238 on 255, Qt's alternate base 247): a row on a tinted
+/// stripe stood alone between two white ones, and was no row (Sylpheed's summary:
+/// LOCATOR_NOT_FOUND at first contact).
+pub(super) const ROW_TINT: i32 = 20;
+
+/// Whether the plain text line `l` is one of a column of lines, a list's rows: at least three
+/// lines outside any control, `l` among them, each starting at its left edge (within 3 px), of
+/// about its height (half to twice: a descender makes a box taller), on its ground (or on a
+/// list's selection bar), one after another at one pitch (one to four text heights, the gaps
+/// within a quarter of each other). A caption strip above a text box's line is two lines, and
+/// a header above one row has a pitch of its own.
+pub(super) fn in_a_column(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
+    let Ok(labels) = scene.window_labels(ocr) else {
+        return false;
+    };
+    let img = &scene.frame.image;
+    let bounds = Rect::new(0, 0, img.width() as i32, img.height() as i32);
+    let ground = |r: Rect| {
+        r.inflate(2)
+            .intersect(&bounds)
+            .map(|r| mend_vision::background(img, r))
+    };
+    let here = ground(l.line);
+    let h = l.line.h.max(6);
+    let mut ys: Vec<i32> = labels
+        .iter()
+        .filter(|m| {
+            m.control.is_none()
+                && (m.line.x - l.line.x).abs() <= 3
+                && m.line.h * 2 >= l.line.h
+                && l.line.h * 2 >= m.line.h
+                && (here
+                    .zip(ground(m.line))
+                    .is_some_and(|(a, b)| (a - b).abs() <= ROW_TINT)
+                    || mend_vision::selection_bar(img, m.line).is_some())
+        })
+        .map(|m| m.line.center().y)
+        .chain(std::iter::once(l.line.center().y))
+        .collect();
+    ys.sort_unstable();
+    ys.dedup_by(|a, b| (*a - *b).abs() < h / 2);
+    let Some(at) = ys
+        .iter()
+        .position(|&y| (y - l.line.center().y).abs() < h / 2)
+    else {
+        return false;
+    };
+    let row_gap = |g: i32| g >= h && g <= 4 * h;
+    let alike = |a: i32, b: i32| (a - b).abs() * 4 <= a.max(b);
+    // The run of lines at one pitch through `l`: its gap above or below, and the next gap
+    // on from it alike.
+    let gaps: Vec<i32> = ys.windows(2).map(|w| w[1] - w[0]).collect();
+    let above = at.checked_sub(1).map(|i| gaps[i]);
+    let below = gaps.get(at).copied();
+    let before = at.checked_sub(2).map(|i| gaps[i]);
+    let after = gaps.get(at + 1).copied();
+    let run = |g: Option<i32>, next: Option<i32>| {
+        g.zip(next).is_some_and(|(g, n)| row_gap(g) && alike(g, n))
+    };
+    run(above, below) || run(above, before) || run(below, after)
+}
+
+/// Whether the unread ink `extra` left of the caption `l` is an icon, no part of the caption:
+/// ink apart from it (a clear column between), and either standing in a gutter of icons — the
+/// caption starts where at least two other lines near it start (within 2 px: a menu's or a
+/// list's captions set in one column, with or without an icon before each) — or set half a
+/// text height apart and a quarter taller than the caption, no wider than two and a half text
+/// heights (a button's icon before its caption: Breeze's floppy disk before Save). A picture
+/// drawn in the text's own colour (a symbolic icon: `Eé巴` read for it on a dark menu) is not
+/// told by its colour. A reading that begins inside a caption does not start at its column,
+/// and the glyphs of a word before it are as tall as it and closer.
+/// Whether column `x` of `img`, over the rows `ys`, stays within `within` grey levels of
+/// `ground` (pixels outside the image count as ground): a clear column between glyphs.
+pub(super) fn quiet_column(
+    img: &image::RgbaImage,
+    x: i32,
+    ys: std::ops::Range<i32>,
+    ground: i32,
+    within: i32,
+) -> bool {
+    ys.into_iter().all(|y| {
+        x < 0
+            || y < 0
+            || x >= img.width() as i32
+            || y >= img.height() as i32
+            || (mend_vision::luma(img, x, y) - ground).abs() <= within
+    })
+}
+
+/// `labels` with, for a target caption ending in a colon (`Resolution:`), the caption part of
+/// each line read as that caption followed by its value (`Resolution: 64×48`): a colon ends a
+/// caption, and what follows it on the line is the value it labels. The part's box runs from
+/// the line's start to the clear gap nearest where the colon's share of the line's glyphs ends.
+pub(super) fn with_colon_captions(
+    labels: &[SeenLabel],
+    wanted: &[&str],
+    img: &image::RgbaImage,
+) -> Vec<SeenLabel> {
+    let mut out = labels.to_vec();
+    let wanted: Vec<&str> = wanted
+        .iter()
+        .map(|w| w.trim())
+        .filter(|w| w.ends_with([':', '：']))
+        .collect();
+    if wanted.is_empty() {
+        return out;
+    }
+    for l in labels {
+        // A small font's colon with a pixel under it reads as a semicolon (nano's prompt
+        // `File Name to Write; invoices,txt`): where the target's caption ends in a colon,
+        // the first of either ends the caption read.
+        let Some(cut) = l.text.find([':', '：', ';']) else {
+            continue;
+        };
+        let colon = l.text[cut..].chars().next().map_or(1, char::len_utf8);
+        let (head, rest) = l.text.split_at(cut + colon);
+        if rest.trim().is_empty() || !wanted.iter().any(|t| label_match(t, head) == Some(1.0)) {
+            continue;
+        }
+        // Share by width: an ideograph or a full-width mark is about two Latin letters wide.
+        let cells = |t: &str| -> i32 {
+            t.chars()
+                .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+                .sum()
+        };
+        let (n_head, n_all) = (cells(head), cells(&l.text));
+        let guess = l.line.x + l.line.w * n_head / n_all.max(1);
+        // The line's middle half: a reader's box may reach past a bar the line is drawn on
+        // (a reverse-video prompt one cell tall) into another ground above and below.
+        let h = l.line.h.max(6);
+        let mid = l.line.center().y;
+        let rows = (mid - h / 4)..(mid + h / 4 + 1);
+        let ground = mend_vision::background(
+            img,
+            Rect::new(l.line.x, rows.start, l.line.w, rows.len() as i32),
+        );
+        // No ink: within the ink threshold of the ground (`mend_vision::is_ink`).
+        let clear = |x: i32| quiet_column(img, x, rows.clone(), ground, 80);
+        let Some(end) = (0..=h)
+            .flat_map(|d| [guess + d, guess - d])
+            .find(|&x| x > l.line.x && x < l.line.right() && clear(x))
+        else {
+            continue;
+        };
+        out.push(SeenLabel {
+            text: head.trim().to_string(),
+            line: Rect::new(l.line.x, l.line.y, end - l.line.x, l.line.h),
+            control: l.control.clone(),
+            conf: l.conf,
+        });
+    }
+    out
+}
+
+/// `labels` with, for a target of several words, readings on one row joined where they say
+/// the target together: a reader may cut one line at word spaces (PP-OCR read sc's `Default
+/// path is "invoices.sc"` as `Default path` and `is "invoices.sc"`, and a mail's monospace
+/// sentence `Invoice 4710: 75.50 EUR, due 2 April 2027.` in three, 15 px apart at a 14 px
+/// text height). Each next part must start within one and a half text heights of the
+/// previous one's end, on the same row (their middles within half
+/// a text height), the parts, joined by spaces, read exactly the target (normalized), and
+/// nothing else read along that row: a bar of captions (a menu bar's `Edit` and `Search`, as
+/// far apart as a terminal's words) is items, not a line cut in two.
+pub(super) fn with_words_joined(mut labels: Vec<SeenLabel>, target: &str) -> Vec<SeenLabel> {
+    let want = normalize(target);
+    // Words, or ideographs: a terminal sets each in two cells with a gap a reader may cut at
+    // (mc's `建目 录 (M)`).
+    let ideographs = target.chars().filter(|c| is_ideograph(*c)).count();
+    if !target.trim().contains(char::is_whitespace) && ideographs < 2 {
+        return labels;
+    }
+    let same_row = |a: &Rect, b: &Rect| (a.center().y - b.center().y).abs() * 2 <= a.h.max(b.h);
+    let mut joined = Vec::new();
+    for (i, a) in labels.iter().enumerate() {
+        let row: Vec<usize> = (0..labels.len())
+            .filter(|&k| same_row(&labels[k].line, &a.line))
+            .collect();
+        let mut chain = vec![i];
+        // The part that starts nearest after the last one's end.
+        let next_of = |chain: &[usize]| {
+            let last = &labels[*chain.last().unwrap()];
+            row.iter()
+                .copied()
+                .filter(|k| !chain.contains(k))
+                .filter(|&k| {
+                    let b = &labels[k];
+                    let gap = b.line.x - last.line.right();
+                    let h = last.line.h.max(b.line.h);
+                    gap >= -2 && gap <= h + h / 2
+                })
+                .min_by_key(|&k| labels[k].line.x)
+        };
+        let text_of = |chain: &[usize]| {
+            chain
+                .iter()
+                .map(|&k| labels[k].text.trim())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        while let Some(next) = next_of(&chain) {
+            chain.push(next);
+            let n = normalize(&text_of(&chain));
+            if n == want {
+                // A part after it that changes nothing (its mnemonic `(M)`) is its own.
+                while let Some(more) = next_of(&chain) {
+                    let mut longer = chain.clone();
+                    longer.push(more);
+                    if normalize(&text_of(&longer)) != want {
+                        break;
+                    }
+                    chain = longer;
+                }
+                // Nothing else along the row within three text heights: a bar of items is no
+                // line cut in parts (a menu's shortcut column further on is another column).
+                // Marks read on their own (a status line's `[` and `]` around its message) are
+                // no items, nor a part read again inside one of the parts' boxes (`2` twice).
+                let span = chain.iter().fold(a.line, |r, &k| r.union(&labels[k].line));
+                let reach = span.inflate(3 * span.h);
+                let item = |k: &usize| {
+                    let l = &labels[*k];
+                    l.text.chars().any(char::is_alphanumeric)
+                        && !chain
+                            .iter()
+                            .any(|&c| labels[c].line.contains(l.line.center()))
+                        && l.line.intersect(&reach).is_some()
+                };
+                if row.iter().filter(|k| item(k)).all(|k| chain.contains(k)) {
+                    joined.push(SeenLabel {
+                        text: text_of(&chain),
+                        line: span,
+                        control: None,
+                        conf: chain
+                            .iter()
+                            .map(|&k| labels[k].conf)
+                            .fold(f32::MAX, f32::min),
+                    });
+                }
+                break;
+            }
+            if n.chars().count() >= want.chars().count() {
+                break;
+            }
+        }
+    }
+    labels.extend(joined);
+    labels
+}
+
+/// Is the unread ink `extra` right of caption `l` set apart from it by clear columns at least
+/// half a text height wide? A word space is a third of one; the next word of a caption or an
+/// ideograph beside another stands closer (删除 + 全部), a sign after a caption (a return
+/// arrow, a submenu's triangle) further.
+/// Whether what was read of a mark after a caption is no word of it: no letter or digit, or
+/// one glyph no wider than two text heights read as an ideograph after a caption with none (a
+/// reader trained on Chinese makes a return arrow `今` or `可`: FLTK's `OK ↵`). A letter of
+/// the caption's own script is a word (`Page 2`, `Save A`).
+pub(super) fn lone_sign(more: &str, caption: &str, extra: Rect, h: i32) -> bool {
+    let more = more.trim();
+    if !more.chars().any(char::is_alphanumeric) {
+        return true;
+    }
+    let mut chars = more.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    mend_ocr::is_ideograph(c)
+        && !caption.chars().any(mend_ocr::is_ideograph)
+        && extra.w <= 2 * h.max(6)
+}
+
+pub(super) fn sign_apart_right(scene: &Scene, l: &SeenLabel, extra: Rect) -> bool {
+    if extra.x < l.line.right() - 2 {
+        return false;
+    }
+    let img = &scene.frame.image;
+    let ground = mend_vision::background(img, l.line.inflate(1));
+    let clear = |x: i32| quiet_column(img, x, extra.y..extra.bottom(), ground, 40);
+    let gap = (l.line.right()..extra.right())
+        .take_while(|&x| clear(x))
+        .count() as i32;
+    gap < extra.right() - l.line.right() && 2 * gap >= l.line.h.max(6)
+}
+
+pub(super) fn icon_left_of(
+    scene: &mut Scene,
+    ocr: &mut OcrEngine,
+    l: &SeenLabel,
+    extra: Rect,
+) -> bool {
+    let h = l.line.h.max(6);
+    if extra.x >= l.line.x - 2 {
+        return false;
+    }
+    let img = &scene.frame.image;
+    let ground = mend_vision::background(img, l.line.inflate(1));
+    let clear = |x: i32| quiet_column(img, x, extra.y..extra.bottom(), ground, 40);
+    // The widest run of clear columns between the ink and the caption (a reader's box may
+    // start a pixel inside the caption's first glyph), and where the icon's ink ends.
+    let (mut gap, mut run, mut icon_end) = (0, 0, extra.x);
+    for x in extra.x + 1..l.line.x {
+        if clear(x) {
+            run += 1;
+            if run > gap {
+                gap = run;
+                icon_end = x - run + 1;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    if gap == 0 {
+        return false;
+    }
+    let icon = Rect::new(extra.x, extra.y, (icon_end - extra.x).max(1), extra.h);
+    if gap * 2 >= h && icon.h * 4 >= l.line.h * 5 && icon.w * 2 <= 5 * h {
+        return true;
+    }
+    let Ok(labels) = scene.window_labels(ocr) else {
+        return false;
+    };
+    labels
+        .iter()
+        .filter(|m| {
+            (m.line.x - l.line.x).abs() <= 2
+                && (m.line.center().y - l.line.center().y).abs() >= h
+                && (m.line.center().y - l.line.center().y).abs() <= 12 * h
+        })
+        .count()
+        >= 2
+}
+
+/// A Chinese caption's mnemonic, "(S)" with its letter underlined, often reads as noise on its
+/// own ("3)" for 保存's (S) in a GTK dialog): right after a caption ending in a CJK ideograph, ink
+/// no wider than two of its characters that reads as at most three glyphs with a parenthesis
+/// is that mnemonic. A word after it (删除 + 全部) is wider, and reads without one.
+pub(super) fn chinese_mnemonic(l: &SeenLabel, extra: Rect, more: &str) -> bool {
+    let glyphs = more.chars().filter(|c| !c.is_whitespace()).count();
+    extra.x >= l.line.right() - 2
+        && extra.w <= 2 * l.line.h
+        && l.text.trim_end().chars().last().is_some_and(is_ideograph)
+        && (1..=3).contains(&glyphs)
+        && more.contains(['(', ')', '（', '）'])
+}
+
+/// The caption sits in the middle of its box, across and down, and the box holds it.
+pub(super) fn centred_caption(l: &SeenLabel) -> bool {
+    let Some(c) = &l.control else {
+        return false;
+    };
+    let (lc, cc) = (l.line.center(), c.rect.center());
+    holds_caption(l)
+        && (lc.x - cc.x).abs() <= 3.max(c.rect.w / 12)
+        && (lc.y - cc.y).abs() <= 3.max(c.rect.h / 4)
+}
+
+/// A button is a framed box of a control's size that holds its caption: not a speck, not a
+/// panel, and most of the caption's line inside the frame, not only its centre (a bevel read
+/// as "[" may widen the line past the frame a little).
+pub(super) fn holds_caption(l: &SeenLabel) -> bool {
+    let Some(c) = &l.control else {
+        return false;
+    };
+    let r = c.rect;
+    let inside = r.intersect(&l.line).map_or(0, |i| i.area());
+    control_sized(&r) && r.contains(l.line.center()) && inside * 10 >= l.line.area() * 6
+}
+
+/// A box of a control's size: not a speck, not a panel.
+pub(super) fn control_sized(r: &Rect) -> bool {
+    r.w.min(r.h) >= 12 && r.h <= 90 && r.w <= 16 * r.h
+}
+
+/// The input field right of a label (same row), else just below it. A box whose ink sits
+/// centred in it is a button whatever its shape (a wide Swing button right of a caption that
+/// labels the field below it: "Replace with:" and "Replace & Find"); a field's text starts at
+/// its left.
+pub(super) fn field_beside(scene: &mut Scene, label: Rect) -> Option<Rect> {
+    let lc = label.center();
+    let frame = scene.frame;
+    let img = &frame.image;
+    // A caption alone on its row (the window's reading known): a strip with other captions
+    // set along it is a list's header row, and the area under it the list. Captions along a
+    // row share its middle within half the shorter's height: a reading two rows tall beside
+    // it (a text UI's history arrow read with the rule under it, 28 px) sets no row.
+    let alone_on_row = {
+        let read = scene.labels_read();
+        !read.is_empty()
+            && !read.iter().any(|m| {
+                m.control.is_none()
+                    && m.line.intersect(&label).is_none()
+                    && (m.line.center().y - lc.y).abs() * 2 <= label.h.min(m.line.h).max(6)
+            })
+    };
+    let read: Vec<Rect> = scene.labels_read().iter().map(|m| m.line).collect();
+    let boxes = scene.boxes();
+    // A field is a few text heights tall at most, and within reach: both measured in the
+    // label's text, so that a UI drawn at twice the scale (GDK_SCALE=2: a 68 px entry beside
+    // 20 px text) keeps its fields.
+    let (tallest, reach) = (control_height(label.h), (15 * label.h).max(300));
+    let right = boxes
+        .iter()
+        .filter(|b| b.role != Role::Button && b.rect.h <= tallest && !centred_ink(img, b.rect))
+        .filter(|b| (b.rect.center().y - lc.y).abs() <= label.h.max(b.rect.h) / 2 + 2)
+        .filter(|b| b.rect.x >= label.right() - 4 && b.rect.x - label.right() <= reach)
+        .min_by_key(|b| b.rect.x - label.right())
+        .map(|b| b.rect);
+    // A box holding a shortcut item (a caption with its key in reverse video before it) is
+    // a text UI's shortcut rows, the space between two keys' blocks: no field.
+    let shortcuts = |b: &Rect| {
+        read.iter().any(|m| {
+            b.contains_rect(m)
+                && m.intersect(&label).is_none()
+                && mend_vision::key_badge(img, *m).is_some()
+        })
+    };
+    let below = boxes
+        .iter()
+        // Ink centred in it is captions (a row of buttons framed as one: a terminal dialog's
+        // `[< OK >] [ Cancel ]` under its input), never a field's text.
+        .filter(|b| b.role == Role::Field && !centred_ink(img, b.rect) && !shortcuts(&b.rect))
+        .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 40)
+        .filter(|b| (b.rect.x - label.x).abs() <= 20)
+        .min_by_key(|b| b.rect.y)
+        .map(|b| b.rect);
+    // A prompt set over a wide input, its caption anywhere along it (Athena's and Motif's
+    // prompt dialogs centre `Save file:` over a box the dialog's width): the field's span
+    // holds the whole caption, it lies within two text heights under it, and the caption is
+    // alone on its row and the field's only one — no other reading on the field's rows left
+    // of it, none between the two.
+    let below = below.or_else(|| {
+        if !alone_on_row {
+            return None;
+        }
+        boxes
+            .iter()
+            .filter(|b| b.role == Role::Field && !centred_ink(img, b.rect))
+            .filter(|b| b.rect.x <= label.x && b.rect.right() >= label.right())
+            .filter(|b| b.rect.y >= label.bottom() - 2 && b.rect.y - label.bottom() <= 2 * label.h)
+            .filter(|b| {
+                !read.iter().any(|m| {
+                    let c = m.center();
+                    m.intersect(&label).is_none()
+                        && ((m.right() <= b.rect.x + 4 && c.y >= b.rect.y && c.y < b.rect.bottom())
+                            || (c.y > label.bottom() && c.y < b.rect.y))
+                })
+            })
+            .min_by_key(|b| b.rect.y)
+            .map(|b| b.rect)
+    });
+    // No frame there: a bar of its own colour on the row under the caption (a text UI's
+    // dialog: its prompt over its input), nearer than any framed field below and overlapping
+    // no box but a panel around it. Else a framed box further down would be taken for it (the
+    // row of the dialog's buttons under the input). A caption alone on its row only: one in
+    // a strip of others is a list's column header, and a bar under it its selected row.
+    let bar_below = alone_on_row.then(|| mend_vision::filled_bar_below(img, label));
+    let bar_below = bar_below.flatten().filter(|bar| {
+        !boxes.iter().any(|b| {
+            let panel = b.rect.contains_rect(bar) && b.rect.area() >= 2 * bar.area();
+            b.rect.intersect(bar).is_some_and(|i| i.area() > 0) && !panel
+        })
+    });
+    let below = match (bar_below, below) {
+        (Some(bar), Some(b)) if bar.y < b.y => Some(bar),
+        (Some(bar), None) => Some(bar),
+        (_, b) => b,
+    };
+    // A caption above its field labels that field, not a box far along its row: the label is
+    // the nearest text to its own field (Swing's "Replace with:" stands 3 px above its text
+    // area and 290 px left of a wide "Replace & Find" button whose caption nearly fills it).
+    // The box right of it keeps the label unless the one below is three times nearer.
+    if let (Some(r), Some(b)) = (right, below) {
+        let (gap_r, gap_b) = (r.x - label.right(), (b.y - label.bottom()).max(0));
+        if 3 * gap_b < gap_r {
+            return Some(b);
+        }
+    }
+    // No frame there: a bar filled with a colour of its own (a terminal form's one-row field,
+    // drawn in cell colours). One that overlaps a framed box is that box's face (a button's),
+    // never a field of its own, unless the box is a panel around it (twice its size or more).
+    let bar = || {
+        filled_bar(img, label, reach).filter(|bar| {
+            !boxes.iter().any(|b| {
+                let panel = b.rect.contains_rect(bar) && b.rect.area() >= 2 * bar.area();
+                b.rect.intersect(bar).is_some_and(|i| i.area() > 0) && !panel
+            })
+        })
+    };
+    // No frame at all: a text area drawn without one under its caption strip (wxGTK's and
+    // GTK's text views), where no control's box lies in it, the caption alone on its strip.
+    let area = || {
+        if !alone_on_row {
+            return None;
+        }
+        mend_vision::area_under_strip(img, label).filter(|a| {
+            !boxes
+                .iter()
+                .any(|b| a.intersect(&b.rect).is_some_and(|i| i.area() > 0))
+        })
+    };
+    // No box, no bar, no area: a prompt's input, the rest of the caption's line where a text
+    // caret stands (a terminal's or a minibuffer's `Write file: ~/█`), its text's rows (3 px
+    // inside its box) touching no box.
+    let prompt = mend_vision::prompt_input(img, label).filter(|p| {
+        !boxes.iter().any(|b| {
+            p.input
+                .inflate(-3)
+                .intersect(&b.rect)
+                .is_some_and(|i| i.area() > 0)
+        })
+    });
+    // A framed text area under the caption, many lines tall (a commit message's box): too
+    // tall for a control's box, taken only while it is empty (no ink but a caret) — a list
+    // under a caption is framed alike, and keys typed into it pick its items.
+    let framed_area = || {
+        mend_vision::framed_area_below(img, label)
+            .filter(|a| mend_vision::field_is_blank(img, *a))
+            .filter(|a| {
+                !boxes
+                    .iter()
+                    .any(|b| b.rect.intersect(a).is_some_and(|i| i.area() > 0))
+            })
+    };
+    // A caret on the caption's own line is where typed keys go: before a box below it (a
+    // terminal's prompt bar over its shortcut rows, whose key badges frame boxes).
+    right
+        .or_else(bar)
+        .or_else(|| prompt.filter(|p| p.caret).map(|p| p.input))
+        .or(below)
+        .or_else(area)
+        .or_else(framed_area)
+}
