@@ -25,6 +25,7 @@ mod check;
 mod field;
 mod journal;
 mod locating;
+mod read_back;
 mod resolve;
 mod screen;
 mod step;
