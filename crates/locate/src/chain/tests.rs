@@ -34,6 +34,61 @@ fn a_fault_in_perception_is_a_coded_refusal_and_the_next_look_works() {
         .expect("the next look finds the button");
 }
 
+/// Absence proven on these very pixels is not looked for again (the chain would say the
+/// same), and the window counts as steady from the first look at them; another target, or one
+/// pixel changed, is looked for afresh. A fault put in the chain shows whether it ran.
+#[test]
+fn an_absence_proven_on_the_same_pixels_is_answered_without_the_chain() {
+    use mend_capture::{Capture, ImageFileCapture, WindowQuery};
+    let png = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/screenshots/en/baseline/login.png");
+    let cap = ImageFileCapture::open(&png).unwrap();
+    let frame = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
+    let mut loc = Locator::new("eng").unwrap();
+    let button = |text: &str| Target {
+        text: Some(text.into()),
+        role: Role::Button,
+        ..Target::default()
+    };
+    let first = loc
+        .locate(&frame, &button("Export"), &Recorded::default())
+        .expect_err("no Export on the login screen");
+    assert_eq!(first.error.code, ErrorCode::LocatorNotFound);
+    assert_eq!(loc.steady_ms(&frame), 0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    FAULT.with(|f| f.set(true));
+    let again = loc.locate(&frame, &button("Export"), &Recorded::default());
+    let other = loc.locate(&frame, &button("Import"), &Recorded::default());
+    let mut changed = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
+    let p = *changed.image.get_pixel(0, 0);
+    changed
+        .image
+        .put_pixel(0, 0, image::Rgba([p[0] ^ 0xff, p[1], p[2], p[3]]));
+    let on_changed = loc.locate(&changed, &button("Export"), &Recorded::default());
+    FAULT.with(|f| f.set(false));
+    let again = again.expect_err("still absent");
+    assert_eq!(again.error.code, ErrorCode::LocatorNotFound);
+    assert_eq!(again.error.message, first.error.message);
+    assert!(
+        loc.steady_ms(&frame) == 0,
+        "the window shows the changed pixels now"
+    );
+    assert_eq!(
+        other.expect_err("the chain ran").error.code,
+        ErrorCode::PerceptionFailed
+    );
+    assert_eq!(
+        on_changed.expect_err("the chain ran").error.code,
+        ErrorCode::PerceptionFailed
+    );
+    // Back to the first pixels: a new first look, then steady from it.
+    let _ = loc.locate(&frame, &button("Export"), &Recorded::default());
+    assert_eq!(loc.steady_ms(&frame), 0);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let _ = loc.locate(&frame, &button("Export"), &Recorded::default());
+    assert!(loc.steady_ms(&frame) >= 20, "{}", loc.steady_ms(&frame));
+}
+
 fn seen(text: &str, x: i32) -> SeenLabel {
     SeenLabel {
         text: text.into(),
