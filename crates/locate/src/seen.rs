@@ -93,11 +93,16 @@ impl SeenScreens {
         self.windows.push(seen);
     }
 
-    fn on(&self, frame: &Frame) -> Option<&Seen> {
+    /// Where `frame`'s window is remembered, if showing these very pixels.
+    fn at(&self, frame: &Frame) -> Option<usize> {
         let window = window_of(frame);
         self.windows
             .iter()
-            .find(|s| s.window == window && s.shows(frame))
+            .position(|s| s.window == window && s.shows(frame))
+    }
+
+    fn on(&self, frame: &Frame) -> Option<&Seen> {
+        self.at(frame).map(|i| &self.windows[i])
     }
 
     /// The refusal the chain gave `target` on these very pixels, if it proved it absent here.
@@ -124,12 +129,7 @@ impl SeenScreens {
         names: &[String],
         refusal: &Refusal,
     ) {
-        let window = window_of(frame);
-        let Some(seen) = self
-            .windows
-            .iter_mut()
-            .find(|s| s.window == window && s.shows(frame))
-        else {
+        let Some(seen) = self.at(frame).map(|i| &mut self.windows[i]) else {
             return;
         };
         if seen.absent.len() >= ABSENT {

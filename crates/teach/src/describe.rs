@@ -82,20 +82,20 @@ pub fn describe_click(
                 .iter()
                 .filter(|l| l.line.inflate(3).contains(pt(p)))
                 .min_by_key(|l| l.line.area());
-            match under {
-                Some(l) => {
+            // Blank space right of a label on its row: a field whose frame is too faint to
+            // see (GTK, Swing entries); it is known by that label. (A click lands mid-field:
+            // the label may be a wide field's half away.)
+            let beside = label_line_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600)
+                .and_then(|l| Some((l, caption_of(l)?)));
+            match (under, beside) {
+                (Some(l), _) => {
                     spec.text = Some(l.text.trim().to_string());
                     spec.role = Some(role_name(l.role()));
                     spec.recorded = Some(l.rect());
                     caption = spec.text.clone();
                 }
-                // Blank space right of a label on its row: a field whose frame is too
-                // faint to see (GTK, Swing entries); it is known by that label.
-                // (A click lands mid-field: the label may be a wide field's half away.)
-                None if label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600).is_some() => {
-                    let l = label_line_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600)
-                        .expect("checked");
-                    spec.text = label_beside(&labels, Rect::new(p.0, p.1 - 4, 1, 8), 600);
+                (None, Some((l, text))) => {
+                    spec.text = Some(text);
                     spec.role = Some("field".into());
                     // The field as far as can be told: from the label's end, as far again
                     // past the click, a text line tall.
@@ -103,7 +103,7 @@ pub fn describe_click(
                     let h = l.line.h.max(12) + 10;
                     spec.recorded = Some(Rect::new(x0, p.1 - h / 2, 2 * (p.0 - x0).max(20), h));
                 }
-                None => {
+                (None, None) => {
                     let r = Rect::new(p.0 - 16, p.1 - 16, 32, 32);
                     spec.role = Some("any".into());
                     spec.recorded = Some(r);
@@ -170,9 +170,12 @@ fn label_of_field(labels: &[SeenLabel], f: Rect) -> Option<String> {
 
 /// `label_of_field` with `reach` pixels between the label's end and the field.
 fn label_beside(labels: &[SeenLabel], f: Rect, reach: i32) -> Option<String> {
-    label_line_beside(labels, f, reach)
-        .map(|l| l.text.trim().trim_end_matches([':', '：']).to_string())
-        .filter(|t| !t.is_empty())
+    label_line_beside(labels, f, reach).and_then(caption_of)
+}
+
+/// A label's text as a field's caption: its colon left off; `None` when nothing is left.
+fn caption_of(l: &SeenLabel) -> Option<String> {
+    Some(l.text.trim().trim_end_matches([':', '：']).to_string()).filter(|t| !t.is_empty())
 }
 
 /// The label beside a field: the nearest text left of it on its row, else just above it.
