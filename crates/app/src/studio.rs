@@ -384,6 +384,7 @@ pub fn test_locate(title: &str, spec: &TargetSpec, lang: &str) -> Result<LocateR
         recorded: spec.recorded,
         context: spec.context.clone(),
         synonyms: spec.synonyms.clone(),
+        tree: spec.tree.clone(),
     };
     let mut locator = crate::locator(lang, true, None)?;
     Ok(

@@ -97,6 +97,7 @@ impl TargetArgs {
             recorded: None,
             context: None,
             synonyms: self.synonyms.clone(),
+            tree: None,
         })
     }
 

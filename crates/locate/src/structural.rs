@@ -390,7 +390,12 @@ pub(crate) fn by_structure(
         &scaled
     };
     if target.role == Role::Field {
-        return field(ocr, frame, snap, text);
+        return match field(ocr, frame, snap, text)? {
+            TreeVerdict::PassDown(why) if target.tree.is_some() => {
+                by_taught_place(ocr, frame, snap, target, text, others, why)
+            }
+            v => Ok(v),
+        };
     }
     let named: Vec<&Node> = snap
         .nodes
@@ -408,10 +413,8 @@ pub(crate) fn by_structure(
     }
     let node = match boxes.as_slice() {
         [] => {
-            return Ok(TreeVerdict::PassDown(format!(
-                "the tree names no {:?} '{text}' on screen",
-                target.role
-            )))
+            let why = format!("the tree names no {:?} '{text}' on screen", target.role);
+            return by_taught_place(ocr, frame, snap, target, text, others, why);
         }
         [n] => *n,
         many => {
@@ -421,6 +424,17 @@ pub(crate) fn by_structure(
             )))
         }
     };
+    confirmed(ocr, frame, node, text)
+}
+
+/// A node the tree names: answered where its box lies in the window's picture and the pixels
+/// there show the tree's own caption for it (in the UI's language).
+fn confirmed(
+    ocr: &mut OcrEngine,
+    frame: &Frame,
+    node: &Node,
+    text: &str,
+) -> Result<TreeVerdict, MendError> {
     let r = frame.info.from_screen(&node.rect);
     if !inside_any(&r, &shown_areas(frame)) {
         return Ok(TreeVerdict::PassDown(format!(
@@ -428,7 +442,6 @@ pub(crate) fn by_structure(
             r.x, r.y, r.w, r.h
         )));
     }
-    // The pixels must show the caption the tree gives (in the UI's own language).
     let shown = node.name.as_str();
     let reading = read_box(ocr, frame, r)?;
     match judge_reading(shown, &reading) {
@@ -446,6 +459,101 @@ pub(crate) fn by_structure(
             "it names '{text}' ({}) at {},{}, where the screen shows '{seen}'",
             node.path, r.x, r.y
         ))),
+    }
+}
+
+/// The control at the place the target was taught in the tree ([`Target::tree`]), where no
+/// node is named by its caption: the same UI in another language keeps its shape. Answered
+/// only when the node there has the target's role, its parent still holds as many controls of
+/// that role, its name is in the other script (a caption changed in the flow's own language is
+/// a question of meaning, for the pixel rungs and the semantic one), it is none of the flow's
+/// other controls, and the pixels read its name at its box (for a field: its label's).
+fn by_taught_place(
+    ocr: &mut OcrEngine,
+    frame: &Frame,
+    snap: &Snapshot,
+    target: &Target,
+    text: &str,
+    others: &[String],
+    why: String,
+) -> Result<TreeVerdict, MendError> {
+    let Some(id) = target.tree.as_ref() else {
+        return Ok(TreeVerdict::PassDown(why));
+    };
+    let down = |more: String| Ok(TreeVerdict::PassDown(format!("{why}; {more}")));
+    let Some(node) = snap.nodes.iter().find(|n| n.path == id.path) else {
+        return down(format!("nothing is at its taught place {}", id.path));
+    };
+    if !on_screen(node) || !role_fits(target.role, &node.role) {
+        return down(format!(
+            "its taught place holds a {} not shown as a {:?}",
+            node.role, target.role
+        ));
+    }
+    let now = snap.siblings_of(&node.path);
+    if now != id.of {
+        return down(format!(
+            "its taught place's parent holds {now} of its role where it held {} (the window changed shape)",
+            id.of
+        ));
+    }
+    let (caption, label) = if target.role == Role::Field {
+        match label_of_entry(snap, node) {
+            Some(l) => (l.name.as_str(), Some(l)),
+            None => return down("the field at its taught place has no one label".into()),
+        }
+    } else {
+        (node.name.as_str(), None)
+    };
+    if caption.trim().is_empty() || has_cjk(caption) == has_cjk(text) {
+        return down(format!(
+            "the tree calls its taught place '{caption}', in the flow's own script: a renamed caption is for the pixel rungs"
+        ));
+    }
+    if others.iter().any(|o| name_is(o, caption)) {
+        return down(format!(
+            "its taught place is '{caption}', another control of this flow"
+        ));
+    }
+    match label {
+        None => confirmed(ocr, frame, node, text),
+        Some(l) => match confirmed(ocr, frame, l, text)? {
+            TreeVerdict::Found(_) => {
+                let r = frame.info.from_screen(&node.rect);
+                if !inside_any(&r, &shown_areas(frame)) {
+                    return down("the field is not in the window's picture".into());
+                }
+                Ok(TreeVerdict::Found(answer(frame, r, caption, 1.0)))
+            }
+            v => Ok(v),
+        },
+    }
+}
+
+/// The label an entry is related to (`labelled-by`), else the one label beside it.
+fn label_of_entry<'a>(snap: &'a Snapshot, entry: &Node) -> Option<&'a Node> {
+    let labels: Vec<&Node> = snap
+        .nodes
+        .iter()
+        .filter(|n| on_screen(n) && !is_field_role(&n.role) && !n.name.trim().is_empty())
+        .collect();
+    let related: Vec<&Node> = labels
+        .iter()
+        .copied()
+        .filter(|l| entry.labelled_by.iter().any(|b| b == &l.name))
+        .collect();
+    if let [l] = related.as_slice() {
+        return Some(l);
+    }
+    let beside: Vec<&Node> = labels
+        .into_iter()
+        .filter(|l| {
+            matches!(l.role.as_str(), "label" | "static") && beside_label(&l.rect, &entry.rect)
+        })
+        .collect();
+    match beside.as_slice() {
+        [l] => Some(l),
+        _ => None,
     }
 }
 

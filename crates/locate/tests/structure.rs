@@ -8,14 +8,18 @@
 
 use mend_capture::{Capture, Frame, ImageFileCapture, WindowQuery};
 use mend_locate::{Locator, Recorded};
-use mend_model::{ErrorCode, Rect, Role, Strategy, Target};
+use mend_model::{ErrorCode, Rect, Role, Strategy, Target, TreeId};
 use mend_structure::{FakeStructure, Node, NodeStates, Snapshot};
 use serde_json::Value;
 use std::path::PathBuf;
 
 fn shot(screen: &str) -> (Frame, Vec<Value>) {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/screenshots/en/baseline");
+    shot_in("en", screen)
+}
+
+fn shot_in(lang: &str, screen: &str) -> (Frame, Vec<Value>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../../fixtures/screenshots/{lang}/baseline"));
     let cap = ImageFileCapture::open(dir.join(format!("{screen}.png"))).unwrap();
     let frame = cap.capture(&WindowQuery::title(".*").unwrap()).unwrap();
     let g: Value = serde_json::from_str(
@@ -329,4 +333,152 @@ fn a_check_box_state_comes_from_the_one_checkable_node_at_its_indicator() {
     // No tree at all.
     let mut l = Locator::new("eng").unwrap();
     assert_eq!(l.tree_checked(&frame, "Remember me", indicator), None);
+}
+
+/// The tree with each node's path as an AT-SPI walk writes it: `frame/role[i]`, `i` counting
+/// the earlier siblings of its role.
+fn with_paths(mut snap: Snapshot) -> Snapshot {
+    let roles: Vec<String> = snap.nodes.iter().map(|n| n.role.clone()).collect();
+    for (n, seg) in snap
+        .nodes
+        .iter_mut()
+        .zip(mend_structure::sibling_segments(&roles))
+    {
+        n.path = format!("frame/{seg}");
+    }
+    snap
+}
+
+/// The place a control of `name` has in `snap`, as `mend teach` writes it.
+fn taught(snap: &Snapshot, name: &str) -> TreeId {
+    let n = snap.nodes.iter().find(|n| n.name == name).unwrap();
+    TreeId {
+        path: n.path.clone(),
+        of: snap.siblings_of(&n.path),
+    }
+}
+
+fn taught_as(text: &str, role: Role, tree: TreeId) -> Target {
+    Target {
+        text: Some(text.into()),
+        role,
+        tree: Some(tree),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_control_taught_in_one_language_is_found_at_its_place_in_the_tree_of_the_other() {
+    // Taught on an English UI as "Purge" (a word no vocabulary gives 删除), run on the
+    // Chinese one: the tree names no "Purge", but at the taught place sits a push button the
+    // pixels read 删除 — the tree's own name for it.
+    let (frame, controls) = shot_in("zh", "main");
+    let snap = with_paths(tree_of(&frame, &controls));
+    let delete = frame.info.from_screen(&truth(&controls, "button", "删除"));
+    let place = taught(&snap, "删除");
+    assert_eq!((place.path.as_str(), place.of), ("frame/push button[3]", 4));
+    let mut l = locator(vec![snap.clone()]);
+    let got = l
+        .locate(
+            &frame,
+            &taught_as("Purge", Role::Button, place.clone()),
+            &Recorded::default(),
+        )
+        .unwrap_or_else(|r| panic!("{:?}", r.error));
+    assert_eq!(got.strategy, Strategy::Structure);
+    assert_eq!(got.text, "删除");
+    assert!(got.rect.contains(delete.center()), "{got:?} vs {delete:?}");
+    // Without its place, nothing on the screen is "Purge": refused, never a guess.
+    let r = l
+        .locate(&frame, &target("Purge", Role::Button), &Recorded::default())
+        .expect_err("no Purge without its place");
+    assert_eq!(r.error.code, ErrorCode::LocatorNotFound, "{:?}", r.error);
+
+    // A field the same way: its entry at the taught place, its label read at the label's box.
+    let field = frame
+        .info
+        .from_screen(&truth(&controls, "field", "客户编号"));
+    let entry = snap.nodes.iter().find(|n| n.role == "text").unwrap();
+    let place = TreeId {
+        path: entry.path.clone(),
+        of: snap.siblings_of(&entry.path),
+    };
+    let got = l
+        .locate(
+            &frame,
+            &taught_as("Account key", Role::Field, place),
+            &Recorded::default(),
+        )
+        .unwrap_or_else(|r| panic!("{:?}", r.error));
+    assert_eq!(got.strategy, Strategy::Structure);
+    assert!(got.rect.contains(field.center()), "{got:?} vs {field:?}");
+}
+
+#[test]
+fn a_taught_place_is_no_witness_where_the_window_changed_shape_or_the_name_is_not_a_translation() {
+    let (frame, controls) = shot_in("zh", "main");
+    let snap = with_paths(tree_of(&frame, &controls));
+    let place = taught(&snap, "删除");
+    let not_by_tree = |l: &mut Locator, t: &Target| match l.locate(&frame, t, &Recorded::default())
+    {
+        Ok(got) => assert_ne!(got.strategy, Strategy::Structure, "{t:?}: {got:?}"),
+        Err(r) => assert_eq!(
+            r.error.code,
+            ErrorCode::LocatorNotFound,
+            "{t:?}: {:?}",
+            r.error
+        ),
+    };
+    // A button more under the same parent (a tweak added one): the places moved.
+    let mut grown = snap.clone();
+    let mut extra = grown
+        .nodes
+        .iter()
+        .find(|n| n.name == "查询")
+        .unwrap()
+        .clone();
+    extra.name = "导出".into();
+    extra.rect = Rect::new(extra.rect.x, extra.rect.y + 300, extra.rect.w, extra.rect.h);
+    grown.nodes.insert(0, extra);
+    let grown = with_paths(grown);
+    assert_eq!(grown.siblings_of(&place.path), 5);
+    not_by_tree(
+        &mut locator(vec![grown]),
+        &taught_as("Purge", Role::Button, place.clone()),
+    );
+    // A caption in the flow's own script at the place: a rename is a question of meaning.
+    not_by_tree(
+        &mut locator(vec![snap.clone()]),
+        &taught_as("清除", Role::Button, place.clone()),
+    );
+    // The place holds another control of this flow (删除 is the flow's Delete).
+    let mut l = locator(vec![snap.clone()]);
+    l.flow_names = vec!["Delete".into(), "Purge".into()];
+    not_by_tree(&mut l, &taught_as("Purge", Role::Button, place.clone()));
+    // Another role at the place, or nothing there.
+    not_by_tree(
+        &mut locator(vec![snap.clone()]),
+        &taught_as("Purge", Role::Field, place.clone()),
+    );
+    let nowhere = TreeId {
+        path: "frame/push button[9]".into(),
+        of: 4,
+    };
+    not_by_tree(
+        &mut locator(vec![snap.clone()]),
+        &taught_as("Purge", Role::Button, nowhere),
+    );
+    // The tree's box at the place shows another caption (a stale tree): passed down.
+    let mut stale = snap.clone();
+    let search = stale.nodes.iter().find(|n| n.name == "查询").unwrap().rect;
+    stale
+        .nodes
+        .iter_mut()
+        .find(|n| n.name == "删除")
+        .unwrap()
+        .rect = search;
+    not_by_tree(
+        &mut locator(vec![stale]),
+        &taught_as("Purge", Role::Button, place),
+    );
 }

@@ -117,6 +117,10 @@ pub struct TargetSpec {
     /// semantic rung when the label itself is not on the screen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub synonyms: Vec<String>,
+    /// Its place in the window's accessibility tree, written by `mend teach` / `mend run
+    /// --record` where the window has a tree: `tree = { path = "…", of = N }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<crate::locate::TreeId>,
 }
 
 /// A condition on the screen: assertions, waits and verify conditions all use it.

@@ -19,6 +19,6 @@ pub use flow::{
 };
 pub use frame::{FrameInfo, WindowInfo};
 pub use geometry::{Point, Rect};
-pub use locate::{Candidate, Located, Role, Strategy, Target};
+pub use locate::{Candidate, Located, Role, Strategy, Target, TreeId};
 pub use query::WindowQuery;
 pub use redo::{flow_warnings, FlowWarning, Redo};

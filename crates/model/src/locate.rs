@@ -96,6 +96,22 @@ pub struct Target {
     /// screen that says Name), for the semantic rung.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub synonyms: Vec<String>,
+    /// Where the control sat in its window's accessibility tree when it was taught.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<TreeId>,
+}
+
+/// A control's place in its window's accessibility tree, as taught: the role path from the
+/// window down (`frame/filler[0]/menu bar[0]/menu item[2]`, indices among same-role siblings)
+/// and how many siblings of its role its parent had then. It names the control where its
+/// caption is in another language than the flow's (the same UI translated keeps its shape);
+/// the structural rung answers by it only where the pixels read the tree's own name there.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeId {
+    pub path: String,
+    /// Siblings of the control's role under its parent, itself included.
+    pub of: u32,
 }
 
 /// A control the chain considered, with its box in frame pixels.
@@ -135,6 +151,10 @@ mod tests {
             recorded: Some(Rect::new(1, 2, 3, 4)),
             context: Some("runs the search".into()),
             synonyms: vec!["Search".into()],
+            tree: Some(TreeId {
+                path: "frame/push button[1]".into(),
+                of: 3,
+            }),
         };
         let s = serde_json::to_string(&t).unwrap();
         assert_eq!(serde_json::from_str::<Target>(&s).unwrap(), t);

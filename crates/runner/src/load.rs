@@ -166,5 +166,6 @@ pub fn target_of(spec: &TargetSpec, vars: &Row) -> Result<Target, MendError> {
         recorded: spec.recorded,
         context: spec.context.clone(),
         synonyms: spec.synonyms.clone(),
+        tree: spec.tree.clone(),
     })
 }

@@ -14,7 +14,7 @@ mod path;
 mod session;
 mod walk;
 
-pub use path::{is_checkable_role, role_name, sibling_segments};
+pub use path::{is_checkable_role, is_container_role, role_name, sibling_segments};
 pub use session::{start_a11y_session, A11ySession};
 
 use mend_model::{Rect, WindowInfo};
@@ -75,10 +75,34 @@ impl Snapshot {
     pub fn popup_nodes(&self) -> impl Iterator<Item = &Node> {
         self.nodes.iter().filter(|n| n.path.starts_with("popup["))
     }
+    /// How many nodes share `path`'s parent and its role (itself included): the `N` of its
+    /// last segment's `role[i]` among its siblings.
+    pub fn siblings_of(&self, path: &str) -> u32 {
+        let (parent, role) = split_path(path);
+        self.nodes
+            .iter()
+            .filter(|n| split_path(&n.path) == (parent, role))
+            .count() as u32
+    }
+    /// The node at `p` (screen pixels) that a click there means: the smallest showing box
+    /// holding it, containers aside (a window, a panel, a menu bar, a filler).
+    pub fn node_at(&self, p: mend_model::Point) -> Option<&Node> {
+        self.nodes
+            .iter()
+            .filter(|n| n.states.showing && n.rect.w > 0 && n.rect.h > 0 && n.rect.contains(p))
+            .filter(|n| !path::is_container_role(&n.role))
+            .min_by_key(|n| n.rect.area())
+    }
     /// First node with this role and name.
     pub fn find(&self, role: &str, name: &str) -> Option<&Node> {
         self.nodes.iter().find(|n| n.role == role && n.name == name)
     }
+}
+
+/// A path's parent and the role of its last segment (`a/b[0]/menu item[2]` → `a/b[0]`, `menu item`).
+fn split_path(path: &str) -> (&str, &str) {
+    let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
+    (parent, last.split('[').next().unwrap_or(last))
 }
 
 #[derive(Debug, thiserror::Error)]

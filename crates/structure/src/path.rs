@@ -153,6 +153,33 @@ pub fn is_checkable_role(role: &str) -> bool {
     )
 }
 
+/// Roles that hold controls rather than being one: a click inside them means a control in them.
+pub fn is_container_role(role: &str) -> bool {
+    matches!(
+        role,
+        "frame"
+            | "dialog"
+            | "window"
+            | "file chooser"
+            | "panel"
+            | "filler"
+            | "scroll pane"
+            | "split pane"
+            | "layered pane"
+            | "root pane"
+            | "viewport"
+            | "page tab list"
+            | "tool bar"
+            | "menu bar"
+            | "application"
+            | "unknown"
+            | "popup menu"
+            | "option pane"
+            | "internal frame"
+            | "glass pane"
+    )
+}
+
 /// Path segments for a node's children in order: `role[i]` with `i` counting earlier
 /// siblings of the same role.
 pub fn sibling_segments<S: AsRef<str>>(roles: &[S]) -> Vec<String> {
