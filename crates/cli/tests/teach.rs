@@ -539,3 +539,140 @@ fn a_qt_save_as_shown_once_replays_through_the_menu_and_the_dialog() {
         tweaks: &["dark", "scale125"],
     });
 }
+
+/// Issue 33: where the window has an accessibility tree, `mend teach` writes each control's
+/// place in it beside its caption (`tree = { path, of }`), taken from the tree as it was before
+/// the press and only where the tree names the control as the pixels read it. A flow whose
+/// captions then mean nothing on screen (here rewritten to words no vocabulary knows, as an
+/// operator's own words would be) runs on the Chinese UI by those places — each confirmed by
+/// the pixels reading the tree's Chinese name there — and saves the file; on the English UI the
+/// same flow is refused with nothing saved (a caption in the flow's own script that the screen
+/// does not show is never taken from the place alone).
+#[test]
+fn a_gtk_flow_taught_with_its_tree_runs_on_the_chinese_ui_by_the_places_it_recorded() {
+    use mend_testkit::real::{self, RealApp};
+    let _d = Desktop::start().expect("desktop");
+    let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
+    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
+    unsafe {
+        std::env::set_var(real::TREE_BUS, session.bus_address());
+        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
+    }
+    let spec = real::load_app("mousepad").unwrap();
+    let task = spec.task("save_as").unwrap();
+    let text = task.files.values().next().expect("the document").trim_end();
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = out_dir.path().join("copy.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("save_as.toml");
+    let (main, dialog) = (".* - Mousepad", "^Save As$");
+
+    let case = tempfile::tempdir().unwrap();
+    let app =
+        RealApp::start(&spec, spec.look("default").unwrap(), &task, case.path()).expect("mousepad");
+    let mut teach = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["teach"])
+        .arg(&flow)
+        .args(["--window", main, "--lang", "eng"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mend teach");
+    let mut out = BufReader::new(teach.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("recording in"), "{line}");
+    click_at(find(main, "File", "menu"));
+    click_at(find(main, "Save As...", "menu"));
+    std::thread::sleep(Duration::from_millis(800));
+    click_at(find(dialog, "Name:", "field"));
+    xdotool(&["key", "ctrl+a"]);
+    xdotool(&["type", "--delay", "40", &target.display().to_string()]);
+    std::thread::sleep(Duration::from_millis(500));
+    click_at(find(dialog, "Save", "button"));
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &teach.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(teach.wait().unwrap().success());
+    drop(app);
+    assert!(target.is_file(), "the person saved the file");
+    std::fs::remove_file(&target).unwrap();
+    let src = std::fs::read_to_string(&flow).unwrap();
+    let parsed = mend_model::parse_flow("save_as.toml", &src, &[]).unwrap();
+    let placed: Vec<(String, String)> = parsed
+        .steps
+        .iter()
+        .filter_map(|s| s.target.as_ref())
+        .filter_map(|t| Some((t.text.clone()?, t.tree.as_ref()?.path.clone())))
+        .collect();
+    eprintln!("{src}");
+    let captioned = parsed
+        .steps
+        .iter()
+        .filter(|s| s.target.as_ref().is_some_and(|t| t.text.is_some()))
+        .count();
+    assert_eq!(
+        (captioned, placed.len()),
+        (4, 4),
+        "every caption has its place: {src}"
+    );
+    // The tree's roles where the pixels could not tell them (a menu bar's caption, a menu
+    // item's highlighted row).
+    let roles: Vec<Option<&str>> = parsed
+        .steps
+        .iter()
+        .filter_map(|s| s.target.as_ref())
+        .map(|t| t.role.as_deref())
+        .collect();
+    assert_eq!(
+        roles,
+        [Some("menu"), Some("menu"), Some("field"), Some("button")],
+        "{src}"
+    );
+
+    // The operator's own words for the same controls: none is on either UI, none is in the
+    // UI vocabulary.
+    let mut renamed = src.clone();
+    for ((from, _), to) in placed
+        .iter()
+        .zip(["Archive", "Keep a duplicate", "Called", "Store"])
+    {
+        renamed = renamed.replace(&format!("text = \"{from}\""), &format!("text = \"{to}\""));
+    }
+    std::fs::write(&flow, &renamed).unwrap();
+
+    let run_on = |look: &str| {
+        std::fs::remove_file(&target).ok();
+        let case = tempfile::tempdir().unwrap();
+        let app =
+            RealApp::start(&spec, spec.look(look).unwrap(), &task, case.path()).expect("mousepad");
+        let run = replay(&flow, &[]);
+        std::thread::sleep(Duration::from_millis(700));
+        drop(app);
+        let said = format!(
+            "{look}:\n{renamed}\n{}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let summary: Value = serde_json::from_slice(&run.stdout).unwrap_or_default();
+        (run.status.code(), summary, said)
+    };
+    let (code, summary, said) = run_on("zh");
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap().trim_end(),
+        text,
+        "{said}"
+    );
+    for s in summary["steps"].as_array().unwrap() {
+        if s["action"] != "key" {
+            assert_eq!(s["strategy"], "structure", "{s}: {said}");
+        }
+    }
+
+    let (code, summary, said) = run_on("default");
+    assert_ne!(code, Some(0), "{said}");
+    assert!(summary["code"].is_string(), "a refusal with a code: {said}");
+    assert!(!target.exists(), "refused yet saved: {said}");
+}

@@ -20,3 +20,4 @@ pub use chain::{Locator, Recorded, Refusal};
 pub use change::{ChangeReport, ElementBaseline, ElementChange, ScreenBaseline};
 pub use scene::{line_ocr, Scene, SceneCache, SeenLabel};
 pub use semantic::{english_meaning, title_meanings, OfflineMatcher, SemanticMatcher};
+pub use structural::taught_place;

@@ -16,7 +16,7 @@ use crate::chain::{Locator, Refusal};
 use crate::scene::line_ocr;
 use crate::text::{label_match, normalize, similarity};
 use mend_capture::Frame;
-use mend_model::{ErrorCode, Located, MendError, Rect, Role, Strategy, Target};
+use mend_model::{ErrorCode, Located, MendError, Rect, Role, Strategy, Target, TreeId};
 use mend_ocr::OcrEngine;
 use mend_structure::{AtSpi, Node, Snapshot};
 use mend_vision::{confirm_short, ink_of, Verdict};
@@ -129,6 +129,54 @@ impl Locator {
             self.no_tree.push(title.to_string());
         }
     }
+}
+
+/// The place in `snap` (the tree of the window at `win` on screen) of the control a click at
+/// `at` (screen pixels) meant, for a target whose caption the pixels read as `text`: the
+/// smallest showing control there that the tree names so (an entry: whose label it is), and
+/// the role the tree gives it where that is one of Mend's (a menu item the pixels took for a
+/// field). `None` where the tree and the pixels disagree: a place is only taught where both
+/// witnesses named the same control.
+pub fn taught_place(
+    snap: &Snapshot,
+    win: Rect,
+    at: mend_model::Point,
+    text: &str,
+) -> Option<(TreeId, Option<Role>)> {
+    let scale = tree_scale(snap.window_rect, win)?;
+    let mut there: Vec<&Node> = snap
+        .nodes
+        .iter()
+        .filter(|n| on_screen(n) && n.rect.scale(scale).contains(at))
+        .filter(|n| !mend_structure::is_container_role(&n.role))
+        .collect();
+    there.sort_by_key(|n| n.rect.area());
+    let node = there.into_iter().find(|n| {
+        if is_field_role(&n.role) {
+            label_of_entry(snap, n).is_some_and(|l| name_is(text, &l.name))
+        } else {
+            name_is(text, &n.name)
+        }
+    })?;
+    let place = TreeId {
+        path: node.path.clone(),
+        of: snap.siblings_of(&node.path),
+    };
+    Some((place, mend_role(&node.role)))
+}
+
+/// Mend's role for an AT-SPI role, where one fits it alone.
+fn mend_role(r: &str) -> Option<Role> {
+    [
+        Role::Menu,
+        Role::Button,
+        Role::Field,
+        Role::ColumnHeader,
+        Role::Row,
+    ]
+    .into_iter()
+    .find(|&role| role_fits(role, r) && !(role == Role::Button && r == "check box"))
+    .or_else(|| (r == "label").then_some(Role::Label))
 }
 
 /// What the tree and the pixels said about a target.
@@ -722,6 +770,80 @@ mod tests {
         assert!(role_fits(Role::Menu, "menu item"));
         assert!(!role_fits(Role::Button, "menu item"));
         assert!(role_fits(Role::Field, "text"));
+    }
+
+    fn shown(role: &str, name: &str, rect: Rect, path: &str) -> Node {
+        Node {
+            role: role.into(),
+            name: name.into(),
+            rect,
+            path: path.into(),
+            states: mend_structure::NodeStates {
+                showing: true,
+                visible: true,
+                ..Default::default()
+            },
+            labelled_by: vec![],
+            depth: 2,
+        }
+    }
+
+    #[test]
+    fn a_place_is_taught_only_where_the_tree_names_the_caption_the_pixels_read() {
+        let mut entry = shown("text", "", Rect::new(170, 40, 200, 24), "frame/text[0]");
+        entry.labelled_by = vec!["Name:".into()];
+        let snap = Snapshot {
+            app: "a".into(),
+            pid: 1,
+            window_name: "w".into(),
+            window_rect: Rect::new(0, 0, 400, 300),
+            nodes: vec![
+                shown("frame", "w", Rect::new(0, 0, 400, 300), "frame"),
+                shown(
+                    "push button",
+                    "Save",
+                    Rect::new(10, 10, 60, 24),
+                    "frame/push button[0]",
+                ),
+                shown(
+                    "push button",
+                    "Cancel",
+                    Rect::new(80, 10, 60, 24),
+                    "frame/push button[1]",
+                ),
+                shown(
+                    "label",
+                    "Name:",
+                    Rect::new(100, 44, 60, 16),
+                    "frame/label[0]",
+                ),
+                entry,
+            ],
+            truncated: false,
+        };
+        let win = Rect::new(0, 0, 400, 300);
+        let at = |x, y| mend_model::Point { x, y };
+        let (place, role) = taught_place(&snap, win, at(90, 20), "Cancel").unwrap();
+        assert_eq!((place.path.as_str(), place.of), ("frame/push button[1]", 2));
+        assert_eq!(role, Some(Role::Button));
+        // The pixels' caption is not the tree's name there: nothing taught.
+        assert_eq!(taught_place(&snap, win, at(90, 20), "Save"), None);
+        // A field by its label.
+        let (place, role) = taught_place(&snap, win, at(200, 50), "Name:").unwrap();
+        assert_eq!(
+            (place.path.as_str(), role),
+            ("frame/text[0]", Some(Role::Field))
+        );
+        assert_eq!(taught_place(&snap, win, at(200, 50), "Title"), None);
+        // Only the window there: a container is no place.
+        assert_eq!(taught_place(&snap, win, at(300, 200), "w"), None);
+        // A tree at half the window's size (a scaled UI) is scaled before it is looked at.
+        let big = Rect::new(0, 0, 800, 600);
+        let (place, _) = taught_place(&snap, big, at(180, 40), "Cancel").unwrap();
+        assert_eq!(place.path, "frame/push button[1]");
+        assert_eq!(mend_role("menu item"), Some(Role::Menu));
+        assert_eq!(mend_role("check box"), None);
+        assert_eq!(mend_role("label"), Some(Role::Label));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use teacher::{Ring, Stacking, Teacher, RING_EVERY, RING_KEEP};
+use teacher::{Ring, Stacking, Teacher, Trees, RING_EVERY, RING_KEEP};
 
 /// The chord that ends a recording from inside the application being recorded, in `key`
 /// steps' syntax. Ctrl+Alt+End: no toolkit binds it and it types nothing.
@@ -118,6 +118,7 @@ pub fn teach(
     let main = capture.find_window(&WindowQuery::title(&opts.window)?)?;
     let ring: Ring = Arc::new(Mutex::new(VecDeque::new()));
     let stacking: Stacking = Arc::new(Mutex::new(VecDeque::new()));
+    let trees: Trees = Arc::new(Mutex::new(VecDeque::new()));
     // Up to when input has been described: frames are kept RING_KEEP before it, so a press
     // that waits its turn behind a slow description still finds the frame taken before it.
     let described = Arc::new(Mutex::new(Instant::now()));
@@ -156,11 +157,21 @@ pub fn teach(
             }
         })
     };
+    let tree_watcher = mend_structure::AtSpi::desktop().map(|tree| {
+        let (ring, trees, watching, described) = (
+            ring.clone(),
+            trees.clone(),
+            watching.clone(),
+            described.clone(),
+        );
+        std::thread::spawn(move || watch_trees(tree, &ring, &trees, &watching, &described))
+    });
     let result = (|| {
         // Let the ring hold a frame before the first press can come.
         std::thread::sleep(RING_EVERY * 3);
         let (observer, events) = Observer::start()?;
         let mut t = Teacher::new(opts, &main.title, ring.clone(), stacking.clone())?;
+        t.trees = tree_watcher.is_some().then(|| trees.clone());
         on(Event::Started {
             title: main.title.clone(),
             stop_chord: STOP_CHORD.into(),
@@ -198,7 +209,71 @@ pub fn teach(
     })();
     watching.store(false, Ordering::SeqCst);
     let _ = watcher.join();
+    if let Some(w) = tree_watcher {
+        let _ = w.join();
+    }
     result
+}
+
+/// Keep a snapshot of each watched window's accessibility tree as it was after its pixels last
+/// changed (a menu opened, a dialog drawn), so a press is given the control's place in the tree
+/// as it was before the press (`teacher.rs`). A window whose pixels stay the same is not
+/// walked again; one with no tree is asked again only when it changes.
+fn watch_trees(
+    mut tree: mend_structure::AtSpi,
+    ring: &Ring,
+    trees: &Trees,
+    watching: &AtomicBool,
+    described: &Mutex<Instant>,
+) {
+    use mend_structure::Structure;
+    let fp = mend_vision::Fingerprinter::new();
+    let mut walked: std::collections::HashMap<u32, mend_vision::Fingerprint> =
+        std::collections::HashMap::new();
+    while watching.load(Ordering::SeqCst) {
+        // The newest frame of each window in the ring.
+        let newest: Vec<mend_capture::Frame> = {
+            let r = ring.lock().unwrap();
+            let mut seen = std::collections::HashSet::new();
+            r.iter()
+                .rev()
+                .filter(|(_, f)| f.info.window.as_ref().is_some_and(|w| seen.insert(w.id)))
+                .map(|(_, f)| f.clone())
+                .collect()
+        };
+        for f in newest {
+            let Some(win) = f.info.window.clone() else {
+                continue;
+            };
+            // By the window's fingerprint: a caret's blink is no change, a menu opened is.
+            let look = fp.hash(&f.image);
+            if walked.get(&win.id).is_some_and(|w| w.distance(&look) == 0) {
+                continue;
+            }
+            walked.insert(win.id, look);
+            if let Ok(Some(snap)) = tree.window(&win) {
+                let mut t = trees.lock().unwrap();
+                t.push_back((Instant::now(), (win.id, snap)));
+                prune_trees(&mut t, *described.lock().unwrap());
+            }
+        }
+        std::thread::sleep(RING_EVERY);
+    }
+}
+
+/// Drop the snapshots taken more than RING_KEEP before `described`, except each window's
+/// newest: a window whose pixels have not changed since is still as that snapshot saw it.
+fn prune_trees<T>(trees: &mut VecDeque<(Instant, (u32, T))>, described: Instant) {
+    let mut i = 0;
+    while i < trees.len() {
+        let (t, (id, _)) = &trees[i];
+        let old = described.saturating_duration_since(*t) > RING_KEEP;
+        if old && trees.iter().skip(i + 1).any(|(_, (other, _))| other == id) {
+            trees.remove(i);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Drop the frames taken more than RING_KEEP before `described` (the time of the last input
@@ -259,6 +334,22 @@ mod tests {
         // Nothing waits: only the last 3 s stay.
         prune(&mut ring, now);
         assert_eq!(ring.iter().map(|(_, f)| *f).collect::<Vec<_>>(), [3]);
+    }
+
+    #[test]
+    fn each_window_keeps_its_newest_tree_however_old() {
+        let now = Instant::now();
+        let ago = |ms| now - Duration::from_millis(ms);
+        let mut trees: VecDeque<(Instant, (u32, &str))> = [
+            (ago(9000), (1, "main at start")),
+            (ago(8000), (2, "dialog")),
+            (ago(7000), (2, "dialog again")),
+            (ago(100), (2, "dialog now")),
+        ]
+        .into();
+        prune_trees(&mut trees, now);
+        let kept: Vec<&str> = trees.iter().map(|(_, (_, s))| *s).collect();
+        assert_eq!(kept, ["main at start", "dialog now"]);
     }
 
     fn key(keysym: u32, shift: bool, ctrl: bool, alt: bool) -> Observed {

@@ -29,6 +29,10 @@ pub(crate) type Ring = Arc<Mutex<VecDeque<(Instant, Frame)>>>;
 /// at its description — a click on a dialog's Save is described after it closed the dialog.
 pub(crate) type Stacking = Arc<Mutex<VecDeque<(Instant, Vec<u32>)>>>;
 
+/// Snapshots of the watched windows' accessibility trees (window id), newest last, each
+/// stamped when it was taken: a press is given the newest one taken before it.
+pub(crate) type Trees = Arc<Mutex<VecDeque<(Instant, (u32, mend_structure::Snapshot))>>>;
+
 pub(crate) const RING_KEEP: Duration = Duration::from_secs(3);
 pub(crate) const RING_EVERY: Duration = Duration::from_millis(60);
 /// A frame counts as "before" a press only if it was taken this long before it reached us.
@@ -81,6 +85,8 @@ pub(crate) struct Teacher {
     notes: Vec<String>,
     /// Windows of this process are not the application's (see `Options::skip_pid`).
     skip_pid: Option<u32>,
+    /// The trees' snapshots, where the desktop has an accessibility bus.
+    pub(crate) trees: Option<Trees>,
 }
 
 impl Teacher {
@@ -120,6 +126,7 @@ impl Teacher {
             secrets_elsewhere: secrets_of_other_flows(dir, &a.flow),
             notes: vec![],
             skip_pid: a.skip_pid,
+            trees: None,
         })
     }
 
@@ -263,6 +270,14 @@ impl Teacher {
         let n = self.steps.len() + 1;
         let (mut target, caption) = self.describe(&frame, (p.x, p.y), n)?;
         let win = frame.info.window.clone().expect("a window's frame");
+        if let Some((place, role)) = self.taught_place(&win, Point { x, y }, at, &target) {
+            target.tree = Some(place);
+            // The tree's role where it names the control as the pixels read it: a menu item's
+            // highlighted row is no field.
+            if let Some(r) = role {
+                target.role = Some(crate::words::role_name(r));
+            }
+        }
         if win.title != self.main_title {
             let pat = format!("^{}$", regex::escape(&win.title));
             if !self.allow.contains(&pat) {
@@ -306,6 +321,25 @@ impl Teacher {
             });
         }
         Ok(())
+    }
+
+    /// The clicked control's place in its window's tree as it was before the press, and the
+    /// tree's role for it, where the tree names it as the pixels read it
+    /// ([`mend_locate::taught_place`]).
+    fn taught_place(
+        &self,
+        win: &mend_model::WindowInfo,
+        at_screen: Point,
+        at: Instant,
+        target: &TargetSpec,
+    ) -> Option<(mend_model::TreeId, Option<mend_model::Role>)> {
+        let text = target.text.as_deref()?;
+        let trees = self.trees.as_ref()?.lock().unwrap();
+        let (_, (_, snap)) = trees
+            .iter()
+            .rev()
+            .find(|(t, (id, _))| *id == win.id && *t + BEFORE <= at)?;
+        mend_locate::taught_place(snap, win.rect, at_screen, text)
     }
 
     fn titles(&self) -> Vec<String> {
