@@ -37,10 +37,6 @@ pub(super) fn brackets_by_shape(lines: &mut [Line], img: &RgbaImage) {
         let t = w.text.trim();
         (t.chars().count() == 1).then(|| t.chars().next()).flatten()
     };
-    let same_row = |a: &Rect, b: &Rect| {
-        let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
-        2 * overlap >= a.h.min(b.h)
-    };
     // (line, word) of every line's first and last lone glyph.
     let ends: Vec<(usize, usize, char)> = lines
         .iter()
@@ -111,10 +107,6 @@ pub(super) fn brackets_by_shape(lines: &mut [Line], img: &RgbaImage) {
 pub(super) fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>) {
     let mut order: Vec<usize> = (0..lines.len()).collect();
     order.sort_by_key(|&i| (lines[i].rect.center().y, lines[i].rect.x));
-    let same_row = |a: &Rect, b: &Rect| {
-        let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
-        2 * overlap >= a.h.min(b.h)
-    };
     let mut used = vec![false; lines.len()];
     let mut out = Vec::new();
     let mut spans = Vec::new();
@@ -122,59 +114,12 @@ pub(super) fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>
         if used[i] {
             continue;
         }
-        let Some(want) = lines[i].text.trim().chars().next().and_then(closing) else {
+        let Some(group) = bracket_group(&lines, &order, &used, i) else {
             continue;
         };
-        // The lines right of it on its row, nearest first, each within three text heights.
-        let mut row: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|&j| j != i && !used[j] && same_row(&lines[i].rect, &lines[j].rect))
-            .filter(|&j| lines[j].rect.x >= lines[i].rect.right() - 1)
-            .collect();
-        row.sort_by_key(|&j| lines[j].rect.x);
-        let mut group = vec![i];
-        let mut found =
-            lines[i].text.trim().chars().count() > 1 && lines[i].text.trim().ends_with(want);
-        for j in row {
-            if found {
-                break;
-            }
-            let last = &lines[*group.last().unwrap_or(&i)].rect;
-            if lines[j].rect.x - last.right() > 3 * last.h.max(lines[j].rect.h) {
-                break;
-            }
-            group.push(j);
-            found = lines[j].text.trim().ends_with(want);
-        }
-        if !found {
+        let Some(inner) = bracket_caption(&lines, &group) else {
             continue;
-        }
-        let text: String = group
-            .iter()
-            .map(|&g| lines[g].text.trim())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let inner = text
-            .trim_start_matches(|c: char| closing(c).is_some() || c.is_whitespace())
-            .trim_end_matches(|c: char| is_closing(c) || c.is_whitespace())
-            .to_string();
-        let bracket = |c: char| closing(c).is_some() || is_closing(c) || "()".contains(c);
-        // A mnemonic in parentheses at the caption's end is the caption's own (`确认(O)`, read
-        // `确认(0)`), no bracket.
-        let cs: Vec<char> = inner.trim_end().chars().collect();
-        let mnemonic = cs.len() >= 4
-            && cs[cs.len() - 1] == ')'
-            && cs[cs.len() - 3] == '('
-            && cs[cs.len() - 2].is_alphanumeric();
-        let own = if mnemonic {
-            &cs[..cs.len() - 3]
-        } else {
-            &cs[..]
         };
-        if !inner.chars().any(|c| c.is_alphanumeric()) || own.iter().any(|&c| bracket(c)) {
-            continue;
-        }
         let words: Vec<Word> = group
             .iter()
             .flat_map(|&g| lines[g].words.iter().cloned())
@@ -187,25 +132,11 @@ pub(super) fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>
         // The caption's own box: its words less the brackets standing alone.
         let caption = words
             .iter()
-            .filter(|w| w.text.chars().any(|c| !bracket(c)))
+            .filter(|w| w.text.chars().any(|c| !is_bracket(c)))
             .map(|w| w.rect)
             .reduce(|a, b| a.union(&b))
             .unwrap_or(span);
-        // Standing apart: no other text on its row within a text height and a half of either
-        // bracket ("Press" just before "<Enter>" is a sentence, however OCR cut it) — but for
-        // another text button: a row of them a space apart (`[< OK >] [ Cancel ]`) is buttons.
-        let apart = (0..lines.len()).filter(|j| !group.contains(j)).all(|j| {
-            let o = &lines[j].rect;
-            let t = lines[j].text.trim();
-            let gap = (o.x - span.right()).max(span.x - o.right());
-            let button_beside = if o.x >= span.right() {
-                t.chars().next().and_then(closing).is_some()
-            } else {
-                t.chars().last().is_some_and(is_closing)
-            };
-            !same_row(&span, o) || 2 * gap > 3 * span.h.max(o.h) || button_beside
-        });
-        if !apart {
+        if !stands_apart(&lines, &group, span) {
             continue;
         }
         for &g in &group {
@@ -228,4 +159,94 @@ pub(super) fn bracket_buttons(lines: Vec<Line>) -> (Vec<Line>, Vec<Option<Rect>>
         }
     }
     (out, spans)
+}
+
+/// Whether boxes `a` and `b` stand on one row: they overlap down by half the shorter's height.
+fn same_row(a: &Rect, b: &Rect) -> bool {
+    let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
+    2 * overlap >= a.h.min(b.h)
+}
+
+/// A bracket of a text button, either side, or a parenthesis.
+fn is_bracket(c: char) -> bool {
+    closing(c).is_some() || is_closing(c) || "()".contains(c)
+}
+
+/// The lines (indices into `lines`) from line `i`, which begins with an open bracket, to the
+/// one that ends with its close bracket on its row, right of it, each within three text
+/// heights of the last; `None` where no close bracket ends the run.
+fn bracket_group(lines: &[Line], order: &[usize], used: &[bool], i: usize) -> Option<Vec<usize>> {
+    let want = lines[i].text.trim().chars().next().and_then(closing)?;
+    // The lines right of it on its row, nearest first, each within three text heights.
+    let mut row: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&j| j != i && !used[j] && same_row(&lines[i].rect, &lines[j].rect))
+        .filter(|&j| lines[j].rect.x >= lines[i].rect.right() - 1)
+        .collect();
+    row.sort_by_key(|&j| lines[j].rect.x);
+    let mut group = vec![i];
+    let mut found =
+        lines[i].text.trim().chars().count() > 1 && lines[i].text.trim().ends_with(want);
+    for j in row {
+        if found {
+            break;
+        }
+        let last = &lines[*group.last().unwrap_or(&i)].rect;
+        if lines[j].rect.x - last.right() > 3 * last.h.max(lines[j].rect.h) {
+            break;
+        }
+        group.push(j);
+        found = lines[j].text.trim().ends_with(want);
+    }
+    found.then_some(group)
+}
+
+/// The caption between the brackets of `group`'s lines: their text less the brackets and
+/// spaces at either end. `None` for no letter or digit in it, or a bracket of its own but for
+/// a mnemonic in parentheses at its end.
+fn bracket_caption(lines: &[Line], group: &[usize]) -> Option<String> {
+    let text: String = group
+        .iter()
+        .map(|&g| lines[g].text.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let inner = text
+        .trim_start_matches(|c: char| closing(c).is_some() || c.is_whitespace())
+        .trim_end_matches(|c: char| is_closing(c) || c.is_whitespace())
+        .to_string();
+    // A mnemonic in parentheses at the caption's end is the caption's own (`确认(O)`, read
+    // `确认(0)`), no bracket.
+    let cs: Vec<char> = inner.trim_end().chars().collect();
+    let mnemonic = cs.len() >= 4
+        && cs[cs.len() - 1] == ')'
+        && cs[cs.len() - 3] == '('
+        && cs[cs.len() - 2].is_alphanumeric();
+    let own = if mnemonic {
+        &cs[..cs.len() - 3]
+    } else {
+        &cs[..]
+    };
+    if !inner.chars().any(|c| c.is_alphanumeric()) || own.iter().any(|&c| is_bracket(c)) {
+        return None;
+    }
+    Some(inner)
+}
+
+/// Whether the bracketed `group`, spanning `span`, stands apart: no other text on its row
+/// within a text height and a half of either bracket ("Press" just before "<Enter>" is a
+/// sentence, however OCR cut it) — but for another text button: a row of them a space apart
+/// (`[< OK >] [ Cancel ]`) is buttons.
+fn stands_apart(lines: &[Line], group: &[usize], span: Rect) -> bool {
+    (0..lines.len()).filter(|j| !group.contains(j)).all(|j| {
+        let o = &lines[j].rect;
+        let t = lines[j].text.trim();
+        let gap = (o.x - span.right()).max(span.x - o.right());
+        let button_beside = if o.x >= span.right() {
+            t.chars().next().and_then(closing).is_some()
+        } else {
+            t.chars().last().is_some_and(is_closing)
+        };
+        !same_row(&span, o) || 2 * gap > 3 * span.h.max(o.h) || button_beside
+    })
 }
