@@ -2,6 +2,8 @@
 //! numbers (`1 2 3` down a narrow column), a line-number gutter, a keypad drawn without frames.
 //! OCR of a whole window reads none of them (one glyph is too little context for a page
 //! reader), so a one-glyph target is looked for among them by its shape.
+//!
+//! Also the connected parts of a mask of ink ([`ink_parts`]), of which glyphs are made.
 
 use crate::ink::{background, is_ink, luma};
 use image::RgbaImage;
@@ -38,42 +40,10 @@ pub fn lone_glyphs(img: &RgbaImage, text_h: i32) -> Vec<Rect> {
         .collect();
     // Connected parts, each as its box; parts larger than a few glyphs are frames and lines.
     let big = 3 * text_h;
-    let mut seen = vec![false; (w * h) as usize];
-    let mut parts: Vec<Rect> = Vec::new();
-    let mut stack = Vec::new();
-    for start in 0..(w * h) as usize {
-        if !ink[start] || seen[start] {
-            continue;
-        }
-        seen[start] = true;
-        stack.push(start);
-        let (mut x0, mut y0, mut x1, mut y1) = (w, h, -1, -1);
-        while let Some(i) = stack.pop() {
-            let (x, y) = (i as i32 % w, i as i32 / w);
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
-            for (dx, dy) in [
-                (-1, -1),
-                (0, -1),
-                (1, -1),
-                (-1, 0),
-                (1, 0),
-                (-1, 1),
-                (0, 1),
-                (1, 1),
-            ] {
-                let (nx, ny) = (x + dx, y + dy);
-                if nx < 0 || ny < 0 || nx >= w || ny >= h {
-                    continue;
-                }
-                let j = (ny * w + nx) as usize;
-                if ink[j] && !seen[j] {
-                    seen[j] = true;
-                    stack.push(j);
-                }
-            }
-        }
-        parts.push(Rect::new(x0, y0, x1 - x0 + 1, y1 - y0 + 1));
-    }
+    let parts: Vec<Rect> = ink_parts(&ink, w as usize)
+        .into_iter()
+        .map(|p| p.rect)
+        .collect();
     // Parts one above the other within a third of a text height are one glyph (`=`, `:`).
     let mut glyphs: Vec<Rect> = Vec::new();
     for p in parts {
@@ -112,6 +82,66 @@ pub fn lone_glyphs(img: &RgbaImage, text_h: i32) -> Vec<Rect> {
         .collect();
     out.sort_by_key(|g| (g.y, g.x));
     out
+}
+
+/// A connected piece of ink: the cells of a mask joined along their 8 neighbours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InkPart {
+    /// The part's bounding box, in the mask's cells.
+    pub rect: Rect,
+    /// Its cells, as indices into the mask (row by row), in no particular order.
+    pub cells: Vec<usize>,
+}
+
+/// The 8-connected parts of `ink`, a mask `w` cells wide stored row by row: each inked cell
+/// belongs to exactly one part. In the order of each part's first cell, row by row.
+pub fn ink_parts(ink: &[bool], w: usize) -> Vec<InkPart> {
+    if w == 0 {
+        return Vec::new();
+    }
+    let h = ink.len() / w;
+    let mut seen = vec![false; w * h];
+    let mut parts = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..w * h {
+        if !ink[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        let mut cells = Vec::new();
+        let (mut x0, mut y0, mut x1, mut y1) = (w as i32, h as i32, -1, -1);
+        while let Some(i) = stack.pop() {
+            cells.push(i);
+            let (x, y) = ((i % w) as i32, (i / w) as i32);
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            for (dx, dy) in [
+                (-1, -1),
+                (0, -1),
+                (1, -1),
+                (-1, 0),
+                (1, 0),
+                (-1, 1),
+                (0, 1),
+                (1, 1),
+            ] {
+                let (nx, ny) = (x + dx, y + dy);
+                if nx < 0 || ny < 0 || nx >= w as i32 || ny >= h as i32 {
+                    continue;
+                }
+                let j = ny as usize * w + nx as usize;
+                if ink[j] && !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+        parts.push(InkPart {
+            rect: Rect::new(x0, y0, x1 - x0 + 1, y1 - y0 + 1),
+            cells,
+        });
+    }
+    parts
 }
 
 #[cfg(test)]
@@ -154,5 +184,44 @@ mod tests {
                 Rect::new(30, 72, 6, 10)
             ]
         );
+    }
+
+    /// Ink joined along a diagonal is one part, ink a cell apart is two; parts come in the
+    /// order of their first cell row by row, each with its box and every one of its cells.
+    #[test]
+    fn ink_parts_join_eight_neighbours() {
+        // 6 wide, 4 rows:
+        // x . . . . x
+        // . x . . . x
+        // . . . x . .
+        // . . . x . .
+        let rows = ["x....x", ".x...x", "...x..", "...x.."];
+        let ink: Vec<bool> = rows
+            .iter()
+            .flat_map(|r| r.chars().map(|c| c == 'x'))
+            .collect();
+        let mut parts = ink_parts(&ink, 6);
+        for p in &mut parts {
+            p.cells.sort_unstable();
+        }
+        assert_eq!(
+            parts,
+            vec![
+                InkPart {
+                    rect: Rect::new(0, 0, 2, 2),
+                    cells: vec![0, 7],
+                },
+                InkPart {
+                    rect: Rect::new(5, 0, 1, 2),
+                    cells: vec![5, 11],
+                },
+                InkPart {
+                    rect: Rect::new(3, 2, 1, 2),
+                    cells: vec![15, 21],
+                },
+            ]
+        );
+        assert!(ink_parts(&[], 0).is_empty());
+        assert!(ink_parts(&[false; 8], 4).is_empty());
     }
 }

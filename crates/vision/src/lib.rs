@@ -14,7 +14,7 @@ pub use boxes::{find_control_boxes, framed_area_below, ControlBox};
 pub use check::{check_state, find_check_indicator};
 pub use faint::{faint_text, FaintInk};
 pub use fingerprint::{Fingerprint, Fingerprinter};
-pub use glyphs::lone_glyphs;
+pub use glyphs::{ink_parts, lone_glyphs, InkPart};
 pub use ink::{
     area_under_strip, background, centred_ink, chroma, field_is_blank, filled_bar,
     filled_bar_below, flat_plate, inside_focus_ring, is_ink, key_badge, lit_by_hover, luma,

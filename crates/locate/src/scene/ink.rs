@@ -127,56 +127,17 @@ impl Scene<'_> {
                 (0..h).for_each(|y| ink[y * w + x] = false);
             }
         }
-        let mut seen = vec![false; w * h];
         let mut parts = Vec::new();
         let mut cols = vec![false; w];
-        for start in 0..w * h {
-            if !ink[start] || seen[start] {
+        for part in mend_vision::ink_parts(&ink, w) {
+            let r = part.rect;
+            if r.x == 0 || r.y == 0 || r.right() == w as i32 || r.bottom() == h as i32 {
                 continue;
             }
-            seen[start] = true;
-            let mut stack = vec![start];
-            let mut pixels = Vec::new();
-            while let Some(i) = stack.pop() {
-                pixels.push(i);
-                let (x, y) = ((i % w) as i32, (i / w) as i32);
-                for (dx, dy) in [
-                    (-1, -1),
-                    (0, -1),
-                    (1, -1),
-                    (-1, 0),
-                    (1, 0),
-                    (-1, 1),
-                    (0, 1),
-                    (1, 1),
-                ] {
-                    let (nx, ny) = (x + dx, y + dy);
-                    if nx < 0 || ny < 0 || nx >= w as i32 || ny >= h as i32 {
-                        continue;
-                    }
-                    let j = ny as usize * w + nx as usize;
-                    if ink[j] && !seen[j] {
-                        seen[j] = true;
-                        stack.push(j);
-                    }
-                }
-            }
-            let xs = pixels.iter().map(|&i| (i % w) as i32);
-            let ys = pixels.iter().map(|&i| (i / w) as i32);
-            let (x0, x1) = (xs.clone().min()?, xs.max()?);
-            let (y0, y1) = (ys.clone().min()?, ys.max()?);
-            if x0 == 0 || y0 == 0 || x1 == w as i32 - 1 || y1 == h as i32 - 1 {
-                continue;
-            }
-            for &i in &pixels {
+            for &i in &part.cells {
                 cols[i % w] = true;
             }
-            parts.push(Rect::new(
-                inner.x + x0,
-                inner.y + y0,
-                x1 - x0 + 1,
-                y1 - y0 + 1,
-            ));
+            parts.push(r.translate(inner.x, inner.y));
         }
         let rect = parts.iter().copied().reduce(|a, b| a.union(&b))?;
         let groups = cols
