@@ -348,60 +348,8 @@ impl Scene<'_> {
     /// floor). Pixel evidence, independent of OCR confidence; a match with unread ink is no match.
     pub fn unread_ink(&mut self, line: Rect, within: Option<Rect>) -> Option<Rect> {
         let h = line.h.max(6);
-        let mut strip = Rect::new(line.x - 2 * h, line.y, line.w + 4 * h, line.h);
-        if let Some(w) = within {
-            strip = strip.intersect(&w.inflate(-3))?;
-        } else {
-            // A bare label's strip ends where another control's frame begins: the field
-            // beside 客户编号 is not unread text of it.
-            let (l, r) = (line.x, line.right());
-            let mut left = strip.x;
-            let mut right = strip.right();
-            for b in self.boxes().iter().map(|b| b.rect) {
-                let overlaps = b.y < line.bottom() && line.y < b.bottom();
-                if !overlaps || b.contains(line.center()) {
-                    continue;
-                }
-                if b.x >= r {
-                    right = right.min(b.x - 1);
-                }
-                if b.right() <= l {
-                    left = left.max(b.right() + 1);
-                }
-            }
-            // Nor is a check box beside it (a small square frame, a tick inside).
-            if let Some(b) = mend_vision::find_check_indicator(&self.frame.image, line) {
-                if b.right() <= l + 2 {
-                    left = left.max(b.right() + 1);
-                } else if b.x >= r - 2 {
-                    right = right.min(b.x - 1);
-                }
-            }
-            strip = Rect::new(left, strip.y, (right - left).max(0), strip.h);
-            // Text in a bar (a menu bar holding several items) ends inside the bar's frame.
-            if let Some(bar) = self
-                .boxes()
-                .iter()
-                .map(|b| b.rect)
-                .filter(|b| b.contains(line.center()))
-                .min_by_key(|b| b.area())
-            {
-                strip = strip.intersect(&bar.inflate(-3))?;
-            }
-        }
-        // Text in a popup (a menu, a drop-down) ends inside it: what lies past its side is the
-        // window it hangs over.
-        if let Some(p) = self
-            .frame
-            .info
-            .popups
-            .iter()
-            .find(|p| p.contains_rect(&line))
-        {
-            strip = strip.intersect(&p.inflate(-2))?;
-        }
+        let strip = self.unread_strip(line, within, h)?;
         let img = &self.frame.image;
-        let strip = strip.clamp_to(&self.bounds())?;
         let bg = background(img, strip);
         let ink_at =
             |x: i32, y: i32| y >= 0 && y < img.height() as i32 && is_ink(luma(img, x, y), bg);
@@ -416,19 +364,7 @@ impl Scene<'_> {
         let inked = |x: i32| (strip.y..strip.bottom()).any(|y| ink_at(x, y)) && !rule(x);
         let max_gap = (h as f64 * 0.9) as i32;
         let reach = (h as f64 * 0.5) as i32;
-        // Ink another line on this row was read from, more than half a text height away, is
-        // read, not unread: the next item of a menu bar in a large bold font stands 0.8 of a
-        // text height off ("Edit" beside "Search"). A part closer than that is of this text.
-        let others: Vec<Rect> = self
-            .labels_read()
-            .iter()
-            .map(|o| o.line)
-            .filter(|o| {
-                let overlap = o.bottom().min(line.bottom()) - o.y.max(line.y);
-                let gap = (o.x - line.right()).max(line.x - o.right());
-                2 * overlap >= o.h.min(line.h) && 2 * gap > h
-            })
-            .collect();
+        let others = self.read_apart_on_row(line, h);
         let read = |x: i32| others.iter().any(|o| x >= o.x && x < o.right());
         // Walk outwards from each end of the line while ink stays within max_gap.
         let walk = |from: i32, step: i32| -> i32 {
@@ -445,59 +381,19 @@ impl Scene<'_> {
             (last - from).abs()
         };
         let (mut right, mut left) = (walk(line.right(), 1), walk(line.x - 1, -1));
-        // Ink that runs on, unbroken, well above and below the line is a picture (a menu
-        // item's 16 px icon beside 13 px text), not unread text: a fifth taller than the
-        // window's usual text or the line, whichever is taller (a line of x-height letters
-        // is not the measure: a word beside it with capitals is text).
+        // The measure of a picture's height: the window's usual text or the line, whichever
+        // is taller (a line of x-height letters is not the measure: a word beside it with
+        // capitals is text).
         let usual = labels_text_height(self.labels_read())
             .unwrap_or(0)
             .max(line.h);
-        let tall = |x0: i32, x1: i32| {
-            let row = |y: i32| (x0..x1).any(|x| ink_at(x, y));
-            let (mut top, mut bottom) = (line.y, line.bottom() - 1);
-            while top > line.y - 2 * h && row(top - 1) {
-                top -= 1;
-            }
-            while bottom < line.bottom() + 2 * h && row(bottom + 1) {
-                bottom += 1;
-            }
-            // In colour (UI text is grey), a tenth taller is enough: a 16 px icon beside
-            // a 14 px line with descenders.
-            let colour = (top..=bottom).any(|y| {
-                (x0..x1).any(|x| {
-                    let inside =
-                        x >= 0 && y >= 0 && x < img.width() as i32 && y < img.height() as i32;
-                    inside && {
-                        let p = img.get_pixel(x as u32, y as u32).0;
-                        chroma(p[0] as i32, p[1] as i32, p[2] as i32) > 60
-                    }
-                })
-            });
-            let extent = (bottom - top + 1) * 10;
-            extent >= usual * 12 || (colour && extent >= usual * 11)
-        };
+        // A picture beside the text is no unread text: ink running on well above and below
+        // the line ([`picture_tall`]), or an icon before it ([`icon_before`]).
+        let tall = |x0: i32, x1: i32| picture_tall(img, line, usual, x0..x1, &ink_at);
         if right > reach && tall(line.right(), line.right() + right + 1) {
             right = 0;
         }
-        // A picture before the text: a run of colour in a grey outline, apart from the text
-        // (jEdit's magnifier beside Find..., its pale lens no ink, the walk ended in it).
-        let picture = || {
-            let from = Rect::new(
-                line.x - left - 2 * h,
-                line.y - h / 2,
-                left + 2 * h + line.w,
-                2 * h,
-            );
-            // Within the strip across: a button's own edge left of its icon is no run of it.
-            let from = from
-                .intersect(&Rect::new(strip.x, from.y, strip.w, from.h))
-                .unwrap_or(from);
-            // The text begins at the line's start, or up to a text height in (a reader's box
-            // has a margin, or takes in the icon's edge: 取消 read from 8 px before it).
-            mend_vision::text_after_icon(img, from)
-                .is_some_and(|x| x >= line.x - 3 && x <= line.x + h.max(3))
-        };
-        if left > reach && (tall(line.x - left, line.x) || picture()) {
+        if left > reach && (tall(line.x - left, line.x) || icon_before(img, line, strip, left)) {
             left = 0;
         }
         let mut extra: Option<Rect> = None;
@@ -510,4 +406,145 @@ impl Scene<'_> {
         }
         extra
     }
+
+    /// The strip along `line` (text height `h`) where ink left unread is looked for: two text
+    /// heights either side, within the control `within` holds it, else cut at other controls
+    /// beside a bare label ([`Scene::bare_label_strip`]); inside the popup the line is in, and
+    /// on the window.
+    fn unread_strip(&mut self, line: Rect, within: Option<Rect>, h: i32) -> Option<Rect> {
+        let mut strip = Rect::new(line.x - 2 * h, line.y, line.w + 4 * h, line.h);
+        if let Some(w) = within {
+            strip = strip.intersect(&w.inflate(-3))?;
+        } else {
+            strip = self.bare_label_strip(line, strip)?;
+        }
+        // Text in a popup (a menu, a drop-down) ends inside it: what lies past its side is the
+        // window it hangs over.
+        if let Some(p) = self
+            .frame
+            .info
+            .popups
+            .iter()
+            .find(|p| p.contains_rect(&line))
+        {
+            strip = strip.intersect(&p.inflate(-2))?;
+        }
+        strip.clamp_to(&self.bounds())
+    }
+
+    /// Strip `strip` along bare label `line` less what is another control's: cut where the
+    /// frame of a control beside it begins, or a check box beside it; inside the frame of a bar
+    /// that holds it.
+    fn bare_label_strip(&mut self, line: Rect, strip: Rect) -> Option<Rect> {
+        // A bare label's strip ends where another control's frame begins: the field
+        // beside 客户编号 is not unread text of it.
+        let (l, r) = (line.x, line.right());
+        let mut left = strip.x;
+        let mut right = strip.right();
+        for b in self.boxes().iter().map(|b| b.rect) {
+            let overlaps = b.y < line.bottom() && line.y < b.bottom();
+            if !overlaps || b.contains(line.center()) {
+                continue;
+            }
+            if b.x >= r {
+                right = right.min(b.x - 1);
+            }
+            if b.right() <= l {
+                left = left.max(b.right() + 1);
+            }
+        }
+        // Nor is a check box beside it (a small square frame, a tick inside).
+        if let Some(b) = mend_vision::find_check_indicator(&self.frame.image, line) {
+            if b.right() <= l + 2 {
+                left = left.max(b.right() + 1);
+            } else if b.x >= r - 2 {
+                right = right.min(b.x - 1);
+            }
+        }
+        let strip = Rect::new(left, strip.y, (right - left).max(0), strip.h);
+        // Text in a bar (a menu bar holding several items) ends inside the bar's frame.
+        match self
+            .boxes()
+            .iter()
+            .map(|b| b.rect)
+            .filter(|b| b.contains(line.center()))
+            .min_by_key(|b| b.area())
+        {
+            Some(bar) => strip.intersect(&bar.inflate(-3)),
+            None => Some(strip),
+        }
+    }
+
+    /// The lines read on `line`'s row more than half a text height (`h`) from it. Ink another
+    /// line was read from is read, not unread: the next item of a menu bar in a large bold font
+    /// stands 0.8 of a text height off ("Edit" beside "Search"). A part closer than that is of
+    /// this text.
+    fn read_apart_on_row(&self, line: Rect, h: i32) -> Vec<Rect> {
+        self.labels_read()
+            .iter()
+            .map(|o| o.line)
+            .filter(|o| {
+                let overlap = o.bottom().min(line.bottom()) - o.y.max(line.y);
+                let gap = (o.x - line.right()).max(line.x - o.right());
+                2 * overlap >= o.h.min(line.h) && 2 * gap > h
+            })
+            .collect()
+    }
+}
+
+/// Whether the ink beside `line` in columns `cols` runs on, unbroken, well above and below the
+/// line: a picture (a menu item's 16 px icon beside 13 px text), not unread text. A fifth
+/// taller than `usual` (the window's usual text or the line, whichever is taller); in colour
+/// (UI text is grey), a tenth taller. `ink_at` tells ink at a pixel.
+fn picture_tall(
+    img: &RgbaImage,
+    line: Rect,
+    usual: i32,
+    cols: std::ops::Range<i32>,
+    ink_at: &impl Fn(i32, i32) -> bool,
+) -> bool {
+    let h = line.h.max(6);
+    let (x0, x1) = (cols.start, cols.end);
+    let row = |y: i32| (x0..x1).any(|x| ink_at(x, y));
+    let (mut top, mut bottom) = (line.y, line.bottom() - 1);
+    while top > line.y - 2 * h && row(top - 1) {
+        top -= 1;
+    }
+    while bottom < line.bottom() + 2 * h && row(bottom + 1) {
+        bottom += 1;
+    }
+    // In colour (UI text is grey), a tenth taller is enough: a 16 px icon beside
+    // a 14 px line with descenders.
+    let colour = (top..=bottom).any(|y| {
+        (x0..x1).any(|x| {
+            let inside = x >= 0 && y >= 0 && x < img.width() as i32 && y < img.height() as i32;
+            inside && {
+                let p = img.get_pixel(x as u32, y as u32).0;
+                chroma(p[0] as i32, p[1] as i32, p[2] as i32) > 60
+            }
+        })
+    });
+    let extent = (bottom - top + 1) * 10;
+    extent >= usual * 12 || (colour && extent >= usual * 11)
+}
+
+/// Whether the ink `left` pixels before `line` is a picture before the text: a run of colour
+/// in a grey outline, apart from the text (jEdit's magnifier beside Find..., its pale lens no
+/// ink, the walk ended in it), within `strip` across.
+fn icon_before(img: &RgbaImage, line: Rect, strip: Rect, left: i32) -> bool {
+    let h = line.h.max(6);
+    let from = Rect::new(
+        line.x - left - 2 * h,
+        line.y - h / 2,
+        left + 2 * h + line.w,
+        2 * h,
+    );
+    // Within the strip across: a button's own edge left of its icon is no run of it.
+    let from = from
+        .intersect(&Rect::new(strip.x, from.y, strip.w, from.h))
+        .unwrap_or(from);
+    // The text begins at the line's start, or up to a text height in (a reader's box
+    // has a margin, or takes in the icon's edge: 取消 read from 8 px before it).
+    mend_vision::text_after_icon(img, from)
+        .is_some_and(|x| x >= line.x - 3 && x <= line.x + h.max(3))
 }
