@@ -28,123 +28,147 @@ pub(super) fn resolve(
                 role: Role::Field,
                 score,
             }),
-        _ => {
-            let mut shown = l.text.clone();
-            if let Some(extra) = scene
-                .unread_ink(l.line, l.control.as_ref().map(|c| c.rect))
-                .filter(|&extra| !icon_left_of(scene, ocr, l, extra))
-            {
-                // A few rows of ink is punctuation (编辑… 's ellipsis), whatever OCR would make
-                // of it ("wee" on a dark theme): no glyph of a word is that flat. Otherwise read
-                // the unread part on its own: a mnemonic keeps the meaning (登录 + (L)); a word,
-                // or nothing legible, does not (删除 + 全部).
-                let dots = scene.ink_rows(extra) * 3 <= l.line.h;
-                let more = if dots {
-                    "…".to_string()
-                } else {
-                    ocr.read_lines(&scene.frame.image, extra, line_ocr(l.line.h * 2))
-                        .ok()?
-                        .into_iter()
-                        .map(|x| x.text)
-                        .collect::<String>()
-                };
-                let full = if extra.x >= l.line.x {
-                    format!("{}{more}", l.text)
-                } else {
-                    format!("{more}{}", l.text)
-                };
-                // A sign set apart after the caption, no letter read in it: a picture, not a
-                // word of the caption (a default button's return arrow: `Accept ↵`).
-                let sign_after =
-                    lone_sign(&more, &l.text, extra, l.line.h) && sign_apart_right(scene, l, extra);
-                if !dots
-                    && !sign_after
-                    && !chinese_mnemonic(l, extra, &more)
-                    && (more.is_empty() || normalize(&full) != normalize(&l.text))
-                {
-                    return None;
-                }
-                shown = if sign_after { l.text.clone() } else { full };
-            }
-            let seen = l.role();
-            // Header cells, menu entries and labels are framed or not depending on the toolkit,
-            // and a header cell looks like a field (a frame with text on the left): the pixels
-            // cannot contradict these roles, the text decides.
-            let loose = matches!(
-                role,
-                Role::ColumnHeader | Role::Menu | Role::Label | Role::Text
-            );
-            let (kind, factor) = if loose {
-                (role, 1.0)
-            } else if role == Role::Row {
-                // A row of a list: its text on the bar a list draws behind its selected row,
-                // or one of a column of lines (the rows above or below it). Text with neither
-                // (a caption, a text box's line that reads the same) is no row.
-                // A selection bar may be seen as a box of its own: that box is the row.
-                let bar = mend_vision::selection_bar(&scene.frame.image, l.line);
-                let framed = l.control.as_ref().map(|c| c.rect);
-                let row = match (bar, framed) {
-                    (Some(b), Some(c)) => b.iou(&c) > 0.5,
-                    (Some(_), None) => true,
-                    (None, Some(_)) => false,
-                    (None, None) => in_a_column(scene, ocr, l),
-                };
-                if !row {
-                    return None;
-                }
-                (Role::Row, 1.0)
-            } else if role.accepts(seen) && (role != Role::Button || holds_caption(l)) {
-                (seen, 1.0)
-            } else if role == Role::Button && seen == Role::Field && centred_caption(l) {
-                // A wide box guessed a field from its shape, with its text centred in it like
-                // a caption: an Athena button "Don't Save" is 80×19. A field's value sits left.
-                (Role::Button, 1.0)
-            } else if let Some(plate) = (role == Role::Button && l.control.is_none())
-                .then(|| mend_vision::flat_plate(&scene.frame.image, l.line))
-                .flatten()
-            {
-                // A flat button (GTK 4): no frame line, its caption centred on a plate of its
-                // own shade.
-                return Some(Candidate {
-                    rect: plate,
-                    text: shown,
-                    role: Role::Button,
-                    score,
-                });
-            } else if role == Role::Button
-                && l.control.is_none()
-                && mend_vision::key_badge(&scene.frame.image, l.line).is_some()
-            {
-                // A text UI's shortcut item: its key in reverse video, the caption beside it
-                // (nano's `^O Write Out`); a click on either presses it. The caption is what
-                // is clicked, and what a second reader is asked to read: the key's glyphs
-                // read as a word (`tel!)` for `M-U`) are no word of the caption.
-                (Role::Button, 1.0)
-            } else {
-                // Text outside any frame, a speck, a glyph inside another control: never a
-                // button. A click there is a wrong action (issue 13: "+" answered a 3×3 box on
-                // the "." key); a refusal lets a person pick. The caption read exactly on no
-                // control of its own (or on a panel: a calendar's day cell around its day
-                // number) may be a flat button: the caller may hover it to see it light up.
-                let bare = l.control.as_ref().is_none_or(|c| !control_sized(&c.rect));
-                let in_popup = scene
-                    .frame
-                    .info
-                    .popups
-                    .iter()
-                    .any(|p| p.contains(l.line.center()));
-                if role == Role::Button && bare && !in_popup && score >= 1.0 {
-                    scene.hover_asked.push(l.line);
-                }
-                return None;
-            };
-            Some(Candidate {
-                rect: l.rect(),
-                text: shown,
-                role: kind,
-                score: score * factor,
-            })
+        _ => control_of(scene, ocr, l, role, score),
+    }
+}
+
+/// The control of `role` (not a field) that caption `l` is: its framed box, a list's row, a
+/// flat button's plate; `None` where the pixels contradict the role or unread ink beside the
+/// caption makes it another caption.
+fn control_of(
+    scene: &mut Scene,
+    ocr: &mut OcrEngine,
+    l: &SeenLabel,
+    role: Role,
+    score: f64,
+) -> Option<Candidate> {
+    let shown = caption_shown(scene, ocr, l)?;
+    let seen = l.role();
+    // Header cells, menu entries and labels are framed or not depending on the toolkit,
+    // and a header cell looks like a field (a frame with text on the left): the pixels
+    // cannot contradict these roles, the text decides.
+    let loose = matches!(
+        role,
+        Role::ColumnHeader | Role::Menu | Role::Label | Role::Text
+    );
+    let (kind, factor) = if loose {
+        (role, 1.0)
+    } else if role == Role::Row {
+        if !is_a_row(scene, ocr, l) {
+            return None;
         }
+        (Role::Row, 1.0)
+    } else if role.accepts(seen) && (role != Role::Button || holds_caption(l)) {
+        (seen, 1.0)
+    } else if role == Role::Button && seen == Role::Field && centred_caption(l) {
+        // A wide box guessed a field from its shape, with its text centred in it like
+        // a caption: an Athena button "Don't Save" is 80×19. A field's value sits left.
+        (Role::Button, 1.0)
+    } else if let Some(plate) = (role == Role::Button && l.control.is_none())
+        .then(|| mend_vision::flat_plate(&scene.frame.image, l.line))
+        .flatten()
+    {
+        // A flat button (GTK 4): no frame line, its caption centred on a plate of its
+        // own shade.
+        return Some(Candidate {
+            rect: plate,
+            text: shown,
+            role: Role::Button,
+            score,
+        });
+    } else if role == Role::Button
+        && l.control.is_none()
+        && mend_vision::key_badge(&scene.frame.image, l.line).is_some()
+    {
+        // A text UI's shortcut item: its key in reverse video, the caption beside it
+        // (nano's `^O Write Out`); a click on either presses it. The caption is what
+        // is clicked, and what a second reader is asked to read: the key's glyphs
+        // read as a word (`tel!)` for `M-U`) are no word of the caption.
+        (Role::Button, 1.0)
+    } else {
+        ask_hover(scene, l, role, score);
+        return None;
+    };
+    Some(Candidate {
+        rect: l.rect(),
+        text: shown,
+        role: kind,
+        score: score * factor,
+    })
+}
+
+/// The caption `l` shows, with the unread ink beside it (not an icon before it): `None` where
+/// that ink makes it another caption. A few rows of ink is punctuation (编辑… 's ellipsis),
+/// whatever OCR would make of it ("wee" on a dark theme): no glyph of a word is that flat.
+/// Otherwise the unread part is read on its own: a mnemonic keeps the meaning (登录 + (L)); a
+/// word, or nothing legible, does not (删除 + 全部).
+fn caption_shown(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> Option<String> {
+    let Some(extra) = scene
+        .unread_ink(l.line, l.control.as_ref().map(|c| c.rect))
+        .filter(|&extra| !icon_left_of(scene, ocr, l, extra))
+    else {
+        return Some(l.text.clone());
+    };
+    let dots = scene.ink_rows(extra) * 3 <= l.line.h;
+    let more = if dots {
+        "…".to_string()
+    } else {
+        ocr.read_lines(&scene.frame.image, extra, line_ocr(l.line.h * 2))
+            .ok()?
+            .into_iter()
+            .map(|x| x.text)
+            .collect::<String>()
+    };
+    let full = if extra.x >= l.line.x {
+        format!("{}{more}", l.text)
+    } else {
+        format!("{more}{}", l.text)
+    };
+    // A sign set apart after the caption, no letter read in it: a picture, not a
+    // word of the caption (a default button's return arrow: `Accept ↵`).
+    let sign_after =
+        lone_sign(&more, &l.text, extra, l.line.h) && sign_apart_right(scene, l, extra);
+    if !dots
+        && !sign_after
+        && !chinese_mnemonic(l, extra, &more)
+        && (more.is_empty() || normalize(&full) != normalize(&l.text))
+    {
+        return None;
+    }
+    Some(if sign_after { l.text.clone() } else { full })
+}
+
+/// Whether caption `l` is a row of a list: its text on the bar a list draws behind its
+/// selected row, or one of a column of lines (the rows above or below it, [`in_a_column`]).
+/// Text with neither (a caption, a text box's line that reads the same) is no row. A
+/// selection bar may be seen as a box of its own: that box is the row.
+fn is_a_row(scene: &mut Scene, ocr: &mut OcrEngine, l: &SeenLabel) -> bool {
+    let bar = mend_vision::selection_bar(&scene.frame.image, l.line);
+    let framed = l.control.as_ref().map(|c| c.rect);
+    match (bar, framed) {
+        (Some(b), Some(c)) => b.iou(&c) > 0.5,
+        (Some(_), None) => true,
+        (None, Some(_)) => false,
+        (None, None) => in_a_column(scene, ocr, l),
+    }
+}
+
+/// A caption sought as a `role` its pixels contradict is no candidate: text outside any frame,
+/// a speck, a glyph inside another control is never a button. A click there is a wrong action
+/// (issue 13: "+" answered a 3×3 box on the "." key); a refusal lets a person pick. A button's
+/// caption read exactly (`score`) on no control of its own (or on a panel: a calendar's day
+/// cell around its day number), outside a popup, may be a flat button: it is noted for the
+/// caller to hover and see it light up.
+fn ask_hover(scene: &mut Scene, l: &SeenLabel, role: Role, score: f64) {
+    let bare = l.control.as_ref().is_none_or(|c| !control_sized(&c.rect));
+    let in_popup = scene
+        .frame
+        .info
+        .popups
+        .iter()
+        .any(|p| p.contains(l.line.center()));
+    if role == Role::Button && bare && !in_popup && score >= 1.0 {
+        scene.hover_asked.push(l.line);
     }
 }
 
