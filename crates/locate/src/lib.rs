@@ -9,7 +9,6 @@
 //! none is `LOCATOR_NOT_FOUND`, and both carry the candidates for the person who takes over.
 
 mod chain;
-mod change;
 mod scene;
 mod seen;
 mod semantic;
@@ -17,7 +16,6 @@ mod structural;
 pub mod text;
 
 pub use chain::{Locator, Recorded, Refusal};
-pub use change::{ChangeReport, ElementBaseline, ElementChange, ScreenBaseline};
 pub use scene::{line_ocr, Scene, SceneCache, SeenLabel};
 pub use semantic::{english_meaning, title_meanings, OfflineMatcher, SemanticMatcher};
 pub use structural::taught_place;
