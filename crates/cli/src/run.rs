@@ -303,6 +303,7 @@ fn write_recording(
                 recorded: Some(*rect),
                 // A field's crop holds its caption beside it, or there is none.
                 crop: pixels.clone().map(|img| (name, img)),
+                tree: None,
             },
         ));
     }

@@ -123,6 +123,17 @@ impl Locator {
         }
     }
 
+    /// The place in the window's tree, now, of the control found at `at` (frame pixels) with
+    /// the caption `text` — for `mend run --record` to write beside its crop. `None` with no
+    /// tree, or where the tree does not name the caption there ([`taught_place`]).
+    pub fn tree_place(&mut self, frame: &Frame, at: Rect, text: &str) -> Option<TreeId> {
+        let tree = self.structure.as_mut()?;
+        let win = frame.info.window.as_ref()?;
+        let snap = tree.window(win).ok()??;
+        let c = frame.info.to_screen(&at).center();
+        taught_place(&snap, win.rect, c, text).map(|(place, _)| place)
+    }
+
     fn say_no_tree(&mut self, title: &str, why: &str) {
         if !self.no_tree.iter().any(|t| t == title) {
             eprintln!("note: window '{title}': {why}; its controls are found by their pixels");

@@ -72,6 +72,12 @@ pub trait Finder {
     fn tree_checked(&mut self, _frame: &Frame, _caption: &str, _indicator: Rect) -> Option<bool> {
         None
     }
+    /// The place in the window's accessibility tree of the control found at `at` (frame
+    /// pixels) with the caption `text`, for `mend record`; `None`: no tree, or it does not name
+    /// the caption there.
+    fn tree_place(&mut self, _frame: &Frame, _at: Rect, _text: &str) -> Option<mend_model::TreeId> {
+        None
+    }
     /// How long (ms) `frame`'s window had shown these very pixels when it was last looked
     /// at: from the first look at them to the latest. 0 when unknown (the default: a check
     /// then looks twice, a fresh frame apart).
@@ -104,6 +110,10 @@ impl Finder for Locator {
 
     fn tree_checked(&mut self, frame: &Frame, caption: &str, indicator: Rect) -> Option<bool> {
         Locator::tree_checked(self, frame, caption, indicator)
+    }
+
+    fn tree_place(&mut self, frame: &Frame, at: Rect, text: &str) -> Option<mend_model::TreeId> {
+        Locator::tree_place(self, frame, at, text)
     }
 
     fn read_field(&mut self, frame: &Frame, rect: Rect) -> Vec<String> {

@@ -208,6 +208,8 @@ pub fn accept(store: &Store, id: &str) -> Result<Change, MendError> {
             .flatten(),
         recorded: c.new.recorded,
         crop,
+        // The control the person picked may not be the one the tree's place named.
+        tree: Some(None),
     };
     edit_targets(Path::new(&c.flow_path), &[(c.step, edit)])?;
     c.status = "accepted".into();
