@@ -666,6 +666,10 @@ fn a_gtk_flow_taught_with_its_tree_runs_on_the_chinese_ui_by_the_places_it_recor
         "{said}"
     );
     for s in summary["steps"].as_array().unwrap() {
+        eprintln!(
+            "zh, by the places: {} {} {} locate {} ms",
+            s["id"], s["action"], s["strategy"], s["locate_ms"]
+        );
         if s["action"] != "key" {
             assert_eq!(s["strategy"], "structure", "{s}: {said}");
         }
