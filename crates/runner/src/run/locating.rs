@@ -90,110 +90,20 @@ impl Runner<'_> {
                 .as_ref()
                 .and_then(|c| lf.templates.get(c).cloned()),
         };
-        let deadline = self.clock.now_ms() + timeout;
-        let mut parked = false;
-        let mut hovered = false;
-        let mut fits = 0;
-        // A prompt whose caret was off in the last look: the next look waits for it on.
-        let mut caret_on = false;
+        let mut w = Waiting {
+            deadline: self.clock.now_ms() + timeout,
+            parked: false,
+            hovered: false,
+            fits: 0,
+            caret_on: false,
+        };
         loop {
             let t_poll = self.clock.now_ms();
             let frame = self.capture.capture(&q);
             let r = match frame {
-                Ok(f) => match self.finder.find(&f, &target, &recorded) {
-                    Ok(l)
-                        if self
-                            .passed_over
-                            .get(&seen_key(spec, &target))
-                            .is_some_and(|twins| twins.iter().any(|t| t.iou(&l.rect) > 0.5)) =>
-                    {
-                        Fail {
-                            err: MendError::new(
-                                ErrorCode::LocatorAmbiguous,
-                                format!(
-                                    "'{}' is found now only at {},{}, the twin passed over when its menu told the item apart: not the control chosen before. Nothing was clicked: open the menu and pick the item, or finish the step by hand",
-                                    l.text, l.rect.x, l.rect.y
-                                ),
-                            ),
-                            acted: false,
-                            frame: Some(Box::new(f)),
-                            candidates: vec![],
-                        }
-                    }
-                    Ok(l) => {
-                        self.last_seen
-                            .insert(seen_key(spec, &target), (f.clone(), l.clone()));
-                        self.menu_before = (target.role == Role::Menu).then(|| f.clone());
-                        return Ok((f, l));
-                    }
-                    Err(refusal)
-                        if refusal.error.code == ErrorCode::LocatorAmbiguous
-                            && target.role == Role::Menu
-                            && self.menu_before.is_some() =>
-                    {
-                        let before = self.menu_before.as_ref().expect("checked");
-                        match opened_by_the_menu(before, &f, &refusal.candidates) {
-                            Some(c) => {
-                                let l = Located {
-                                    strategy: mend_model::Strategy::FuzzyOcr,
-                                    rect: c.rect,
-                                    screen_box: f.info.to_screen(&c.rect),
-                                    confidence: c.score,
-                                    text: c.text.clone(),
-                                    frame_id: f.info.id,
-                                };
-                                self.last_seen
-                                    .insert(seen_key(spec, &target), (f.clone(), l.clone()));
-                                self.passed_over.insert(
-                                    seen_key(spec, &target),
-                                    refusal
-                                        .candidates
-                                        .iter()
-                                        .map(|o| o.rect)
-                                        .filter(|r| *r != c.rect)
-                                        .collect(),
-                                );
-                                self.menu_before = Some(f.clone());
-                                return Ok((f, l));
-                            }
-                            None => Fail {
-                                err: refusal.error,
-                                acted: false,
-                                frame: Some(Box::new(f)),
-                                candidates: refusal.candidates,
-                            },
-                        }
-                    }
-                    Err(refusal) => {
-                        if let Some(caption) = refusal.caret_awaited {
-                            caret_on = self.await_caret(&f, caption, deadline);
-                        }
-                        // A button's caption read on no control: the pointer over it shows
-                        // whether it lights up as a flat button does (once per step).
-                        if let Some(caption) = refusal.hover_asked.filter(|_| !hovered) {
-                            hovered = true;
-                            if let Some((now, rect)) = self.hover_probe(&f, caption) {
-                                let l = Located {
-                                    strategy: mend_model::Strategy::FuzzyOcr,
-                                    rect,
-                                    screen_box: now.info.to_screen(&rect),
-                                    confidence: 1.0,
-                                    text: target.text.clone().unwrap_or_default(),
-                                    frame_id: now.info.id,
-                                };
-                                self.last_seen
-                                    .insert(seen_key(spec, &target), (now.clone(), l.clone()));
-                                self.menu_before = None;
-                                return Ok((now, l));
-                            }
-                        }
-                        Fail {
-                            err: refusal.error,
-                            acted: false,
-                            frame: Some(Box::new(f)),
-                            candidates: refusal.candidates,
-                        }
-                    }
+                Ok(f) => match self.look(spec, &target, &recorded, f, &mut w) {
+                    Ok(found) => return Ok(found),
+                    Err(r) => r,
                 },
                 Err(e) => Fail::from(e),
             };
@@ -204,47 +114,186 @@ impl Runner<'_> {
             // The last look is at a frame taken at the deadline or later: one look can outlast
             // the whole timeout (a file chooser read in a debug build under load), and a target
             // that showed while it ran must not be refused for a frame taken before it did.
-            let last_look = t_poll + self.opts.poll_ms * 4 >= deadline;
-            // A window reaching past the screen's edge (a dialog taller than the screen) may
-            // hold the target beyond it: fitted onto the screen, and when its least size is
-            // still too large, slid so its bottom edge shows (its buttons), then its right edge
-            // too. A window moved is looked at again, past the deadline too (three times at
-            // most).
-            let mut moved = false;
-            if r.err.code == ErrorCode::LocatorNotFound && fits < 3 {
-                if let Some(f) = r.frame.as_deref() {
-                    let to = match fits {
-                        0 => fit_onto_screen(&f.info),
-                        1 => slide_onto_screen(&f.info, false),
-                        _ => slide_onto_screen(&f.info, true),
-                    };
-                    fits = if to.is_some() { fits + 1 } else { 3 };
-                    if let Some((window, to)) = to {
-                        // A window manager that will not move it leaves the look as it was.
-                        moved = self.input.perform(&Input_::Fit { window, to }).is_ok();
-                    }
-                }
-            }
-            if !waitable || (self.clock.now_ms() >= deadline && last_look && !moved) {
+            let last_look = t_poll + self.opts.poll_ms * 4 >= w.deadline;
+            let moved = self.fit_for_another_look(&r, &mut w.fits);
+            if !waitable || (self.clock.now_ms() >= w.deadline && last_look && !moved) {
                 return Err(beyond_the_screen(r));
             }
-            if self.clock.now_ms() >= deadline && !moved {
+            if self.clock.now_ms() >= w.deadline && !moved {
                 continue;
             }
-            if !parked && r.err.code == ErrorCode::LocatorNotFound {
-                parked = true;
+            if !w.parked && r.err.code == ErrorCode::LocatorNotFound {
+                w.parked = true;
                 if let Some(f) = &r.frame {
                     self.park_pointer(f);
                 }
             }
             self.handle_interrupts(lf, vars)?;
             // A caret just seen on is looked at at once: it is on for a blink's half only.
-            if !std::mem::take(&mut caret_on) {
+            if !std::mem::take(&mut w.caret_on) {
                 self.clock.sleep_ms(self.opts.poll_ms * 4);
             }
             // Not there yet: this poll was spent waiting for the application.
             self.app_wait_ms += self.clock.now_ms() - t_poll;
         }
+    }
+
+    /// One look for `target` in the frame `f`: the control found (remembered where it was, and
+    /// the frame when it is a menu's), or the refusal to wait on. A twin passed over when its
+    /// menu told the item apart is refused; an item the text cannot tell apart is the one the
+    /// menu just opened ([`Runner::menu_item_opened`]); a caption awaiting its caret is waited
+    /// for, and one read on no control hovered once ([`Runner::found_by_hover`]).
+    fn look(
+        &mut self,
+        spec: &TargetSpec,
+        target: &Target,
+        recorded: &Recorded,
+        f: Frame,
+        w: &mut Waiting,
+    ) -> Result<(Frame, Located), Fail> {
+        match self.finder.find(&f, target, recorded) {
+            Ok(l)
+                if self
+                    .passed_over
+                    .get(&seen_key(spec, target))
+                    .is_some_and(|twins| twins.iter().any(|t| t.iou(&l.rect) > 0.5)) =>
+            {
+                Err(Fail {
+                    err: MendError::new(
+                        ErrorCode::LocatorAmbiguous,
+                        format!(
+                            "'{}' is found now only at {},{}, the twin passed over when its menu told the item apart: not the control chosen before. Nothing was clicked: open the menu and pick the item, or finish the step by hand",
+                            l.text, l.rect.x, l.rect.y
+                        ),
+                    ),
+                    acted: false,
+                    frame: Some(Box::new(f)),
+                    candidates: vec![],
+                })
+            }
+            Ok(l) => {
+                self.last_seen
+                    .insert(seen_key(spec, target), (f.clone(), l.clone()));
+                self.menu_before = (target.role == Role::Menu).then(|| f.clone());
+                Ok((f, l))
+            }
+            Err(refusal)
+                if refusal.error.code == ErrorCode::LocatorAmbiguous
+                    && target.role == Role::Menu
+                    && self.menu_before.is_some() =>
+            {
+                self.menu_item_opened(seen_key(spec, target), f, refusal)
+            }
+            Err(refusal) => {
+                if let Some(caption) = refusal.caret_awaited {
+                    w.caret_on = self.await_caret(&f, caption, w.deadline);
+                }
+                // A button's caption read on no control: the pointer over it shows
+                // whether it lights up as a flat button does (once per step).
+                if let Some(caption) = refusal.hover_asked.filter(|_| !w.hovered) {
+                    w.hovered = true;
+                    if let Some(found) = self.found_by_hover(spec, target, &f, caption) {
+                        return Ok(found);
+                    }
+                }
+                Err(Fail {
+                    err: refusal.error,
+                    acted: false,
+                    frame: Some(Box::new(f)),
+                    candidates: refusal.candidates,
+                })
+            }
+        }
+    }
+
+    /// A menu item the text could not tell apart (`refusal`, in `f`): the candidate the menu
+    /// just opened ([`opened_by_the_menu`]), remembered under `key` with the twins passed over;
+    /// else the refusal stands.
+    fn menu_item_opened(
+        &mut self,
+        key: String,
+        f: Frame,
+        refusal: Refusal,
+    ) -> Result<(Frame, Located), Fail> {
+        let before = self.menu_before.as_ref().expect("checked");
+        match opened_by_the_menu(before, &f, &refusal.candidates) {
+            Some(c) => {
+                let l = Located {
+                    strategy: mend_model::Strategy::FuzzyOcr,
+                    rect: c.rect,
+                    screen_box: f.info.to_screen(&c.rect),
+                    confidence: c.score,
+                    text: c.text.clone(),
+                    frame_id: f.info.id,
+                };
+                self.last_seen.insert(key.clone(), (f.clone(), l.clone()));
+                self.passed_over.insert(
+                    key,
+                    refusal
+                        .candidates
+                        .iter()
+                        .map(|o| o.rect)
+                        .filter(|r| *r != c.rect)
+                        .collect(),
+                );
+                self.menu_before = Some(f.clone());
+                Ok((f, l))
+            }
+            None => Err(Fail {
+                err: refusal.error,
+                acted: false,
+                frame: Some(Box::new(f)),
+                candidates: refusal.candidates,
+            }),
+        }
+    }
+
+    /// The control lit up by hovering `caption` in `f` ([`Runner::hover_probe`]), as a find:
+    /// the frame taken then and the button, remembered where it was.
+    fn found_by_hover(
+        &mut self,
+        spec: &TargetSpec,
+        target: &Target,
+        f: &Frame,
+        caption: Rect,
+    ) -> Option<(Frame, Located)> {
+        let (now, rect) = self.hover_probe(f, caption)?;
+        let l = Located {
+            strategy: mend_model::Strategy::FuzzyOcr,
+            rect,
+            screen_box: now.info.to_screen(&rect),
+            confidence: 1.0,
+            text: target.text.clone().unwrap_or_default(),
+            frame_id: now.info.id,
+        };
+        self.last_seen
+            .insert(seen_key(spec, target), (now.clone(), l.clone()));
+        self.menu_before = None;
+        Some((now, l))
+    }
+
+    /// A window reaching past the screen's edge (a dialog taller than the screen) may hold the
+    /// target beyond it: after a refusal `r` that found nothing it is fitted onto the screen,
+    /// and when its least size is still too large, slid so its bottom edge shows (its
+    /// buttons), then its right edge too; `fits`: how many times so far (three at most).
+    /// Whether it moved: a window moved is looked at again, past the deadline too.
+    fn fit_for_another_look(&mut self, r: &Fail, fits: &mut u32) -> bool {
+        let mut moved = false;
+        if r.err.code == ErrorCode::LocatorNotFound && *fits < 3 {
+            if let Some(f) = r.frame.as_deref() {
+                let to = match *fits {
+                    0 => fit_onto_screen(&f.info),
+                    1 => slide_onto_screen(&f.info, false),
+                    _ => slide_onto_screen(&f.info, true),
+                };
+                *fits = if to.is_some() { *fits + 1 } else { 3 };
+                if let Some((window, to)) = to {
+                    // A window manager that will not move it leaves the look as it was.
+                    moved = self.input.perform(&Input_::Fit { window, to }).is_ok();
+                }
+            }
+        }
+        moved
     }
 
     /// Wait, until `deadline` and [`CARET_BLINK_MS`] at most, for the caret of the prompt
@@ -385,6 +434,19 @@ impl Runner<'_> {
             None => "the menu opened neither on a click nor while the button was held (or its item was not there): released on the title, nothing chosen".into(),
         }))
     }
+}
+
+/// What [`Runner::locate_wait`] carries from one look to the next.
+struct Waiting {
+    deadline: u64,
+    /// The pointer was moved off the window once ([`Runner::park_pointer`]).
+    parked: bool,
+    /// A caption was hovered once ([`Runner::found_by_hover`]).
+    hovered: bool,
+    /// How many times the window was fitted or slid onto the screen.
+    fits: u32,
+    /// A prompt whose caret was off in the last look: the next look waits for it on.
+    caret_on: bool,
 }
 
 /// How long a caption under the pointer is watched for a hover shade: toolkits light a flat
