@@ -257,92 +257,6 @@ impl Runner<'_> {
         c: &Check,
         vars: &Row,
     ) -> Result<bool, MendError> {
-        // Where a check looks: the target's own window; with none named, the main window,
-        // then each dialog of it in front that the flow allows (DB4S's "Export completed."
-        // is said in a message box over the main window: a verify naming no window looked
-        // only behind it, STEP_NOT_VERIFIED after the file was written).
-        // With what it found: how long every frame it looked in had shown the same pixels
-        // ([`Finder::steady_ms`]; 0 when it looked in none).
-        let exists = |me: &mut Self, t: &TargetSpec| -> Result<(Option<Located>, u64), MendError> {
-            let main = match me.capture.capture(&me.query_for(lf, t)?) {
-                Ok(f) => Some(f),
-                Err(e) if e.code == ErrorCode::WindowNotFound => None,
-                Err(e) => return Err(e),
-            };
-            let owner = main
-                .as_ref()
-                .and_then(|f| f.info.window.as_ref())
-                .map(|w| w.id);
-            let dialogs = match (&t.window, owner) {
-                (None, Some(owner)) => me.allowed_dialogs_of(lf, owner)?,
-                _ => Vec::new(),
-            };
-            let target = target_of(t, vars)?;
-            let recorded = Recorded {
-                template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
-            };
-            let mut found = None;
-            let mut steady = None::<u64>;
-            let mut next = main;
-            let mut dialogs = dialogs.into_iter();
-            loop {
-                let frame = match next.take() {
-                    Some(f) => f,
-                    None => match dialogs.next() {
-                        None => break,
-                        Some(id) => match me.capture.capture_window(id) {
-                            Ok(f) => f,
-                            Err(e) if e.code == ErrorCode::WindowNotFound => continue,
-                            Err(e) => return Err(e),
-                        },
-                    },
-                };
-                let r = me.finder.find(&frame, &target, &recorded);
-                let ms = me.finder.steady_ms(&frame);
-                steady = Some(steady.map_or(ms, |s| s.min(ms)));
-                match r {
-                    Err(r) if r.error.code == ErrorCode::LocatorNotFound => continue,
-                    other => {
-                        found = Some((frame, other));
-                        break;
-                    }
-                }
-            }
-            let steady = steady.unwrap_or(0);
-            let Some((frame, result)) = found else {
-                return Ok((None, steady));
-            };
-            match result {
-                Ok(l) => {
-                    me.last_seen
-                        .insert(seen_key(t, &target), (frame.clone(), l.clone()));
-                    Ok((Some(l), steady))
-                }
-                Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok((None, steady)),
-                // Two candidates: it exists, whichever it is (one read as the text itself
-                // speaks for both, below).
-                Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => {
-                    let wanted = target.text.as_deref().unwrap_or_default();
-                    let c = r
-                        .candidates
-                        .iter()
-                        .find(|c| label_match(wanted, &c.text) == Some(1.0))
-                        .or(r.candidates.first());
-                    Ok((
-                        Some(Located {
-                            strategy: mend_model::Strategy::FuzzyOcr,
-                            rect: c.map_or(Rect::default(), |c| c.rect),
-                            screen_box: Rect::default(),
-                            confidence: 0.0,
-                            text: c.map_or(String::new(), |c| c.text.clone()),
-                            frame_id: frame.info.id,
-                        }),
-                        steady,
-                    ))
-                }
-                Err(r) => Err(r.error),
-            }
-        };
         match c {
             // Something is proven there only by a reading of its whole text: a fuzzy
             // reading (a near spelling, a part of a longer line) found the control for a
@@ -352,40 +266,12 @@ impl Runner<'_> {
             // The text as the run means it (`${phone}` is the number typed, not its name).
             Check::Exists(t) => {
                 let want = target_of(t, vars)?;
-                Ok(exists(self, t)?
+                Ok(self
+                    .find_for_check(lf, t, vars)?
                     .0
                     .is_some_and(|l| proves(want.text.as_deref(), &l)))
             }
-            // Absence is seen twice, a fresh frame apart: one look can fall on a screen in
-            // between (a popup closing, a dialog repainting after a click that did not take),
-            // and a check that passed there would call a write done that never happened.
-            // Pixels the locator had already seen unchanged that long before this look are
-            // the two frames (a screen steady since), and a second look falls no sooner than
-            // that long after the first began (a first look that read the window for seconds
-            // is not followed by a wait). On pixels already proven not to hold the control
-            // the second look is a capture and a comparison, not a reading.
-            // And unread is not gone: where the control was last found, its pixels must have
-            // changed (or its window closed) — a caption misread twice on a dialog still open
-            // called a Save done that never happened (qpdfview's File name:, read by PP-OCR).
-            Check::NotExists(t) => {
-                let apart = self.opts.poll_ms * 4;
-                let began = self.clock.now_ms();
-                let (found, steady) = exists(self, t)?;
-                if found.is_some() {
-                    return Ok(false);
-                }
-                if steady < apart {
-                    let next = began + apart;
-                    let now = self.clock.now_ms();
-                    if now < next {
-                        self.clock.sleep_ms(next - now);
-                    }
-                    if exists(self, t)?.0.is_some() {
-                        return Ok(false);
-                    }
-                }
-                Ok(!self.still_shown(lf, t, vars)?)
-            }
+            Check::NotExists(t) => self.absent(lf, t, vars),
             Check::WindowTitle(p) => {
                 let q = self.dialog_queries(lf, &[p])?.remove(0);
                 Ok(self.capture.windows()?.iter().any(|w| q.matches(w)))
@@ -397,11 +283,148 @@ impl Runner<'_> {
                         format!("text_matches pattern '{pattern}': {e}"),
                     )
                 })?;
-                Ok(exists(self, target)?
+                Ok(self
+                    .find_for_check(lf, target, vars)?
                     .0
                     .is_some_and(|l| re.is_match(&l.text)))
             }
         }
+    }
+
+    /// Absence is seen twice, a fresh frame apart: one look can fall on a screen in between
+    /// (a popup closing, a dialog repainting after a click that did not take), and a check
+    /// that passed there would call a write done that never happened. Pixels the locator had
+    /// already seen unchanged that long before this look are the two frames (a screen steady
+    /// since), and a second look falls no sooner than that long after the first began (a
+    /// first look that read the window for seconds is not followed by a wait). On pixels
+    /// already proven not to hold the control the second look is a capture and a comparison,
+    /// not a reading. And unread is not gone: where the control was last found, its pixels
+    /// must have changed (or its window closed) — a caption misread twice on a dialog still
+    /// open called a Save done that never happened (qpdfview's File name:, read by PP-OCR).
+    fn absent(&mut self, lf: &LoadedFlow, t: &TargetSpec, vars: &Row) -> Result<bool, MendError> {
+        let apart = self.opts.poll_ms * 4;
+        let began = self.clock.now_ms();
+        let (found, steady) = self.find_for_check(lf, t, vars)?;
+        if found.is_some() {
+            return Ok(false);
+        }
+        if steady < apart {
+            let next = began + apart;
+            let now = self.clock.now_ms();
+            if now < next {
+                self.clock.sleep_ms(next - now);
+            }
+            if self.find_for_check(lf, t, vars)?.0.is_some() {
+                return Ok(false);
+            }
+        }
+        Ok(!self.still_shown(lf, t, vars)?)
+    }
+
+    /// What a check finds of `t` ([`Runner::answer_in_windows`]), remembered where it was;
+    /// two candidates alike count as one there. With how long every frame it looked in had
+    /// shown the same pixels ([`Finder::steady_ms`]; 0 when it looked in none).
+    fn find_for_check(
+        &mut self,
+        lf: &LoadedFlow,
+        t: &TargetSpec,
+        vars: &Row,
+    ) -> Result<(Option<Located>, u64), MendError> {
+        let (found, steady, target) = self.answer_in_windows(lf, t, vars)?;
+        let Some((frame, result)) = found else {
+            return Ok((None, steady));
+        };
+        match result {
+            Ok(l) => {
+                self.last_seen
+                    .insert(seen_key(t, &target), (frame.clone(), l.clone()));
+                Ok((Some(l), steady))
+            }
+            Err(r) if r.error.code == ErrorCode::LocatorNotFound => Ok((None, steady)),
+            // Two candidates: it exists, whichever it is (one read as the text itself
+            // speaks for both, below).
+            Err(r) if r.error.code == ErrorCode::LocatorAmbiguous => {
+                let wanted = target.text.as_deref().unwrap_or_default();
+                let c = r
+                    .candidates
+                    .iter()
+                    .find(|c| label_match(wanted, &c.text) == Some(1.0))
+                    .or(r.candidates.first());
+                Ok((
+                    Some(Located {
+                        strategy: mend_model::Strategy::FuzzyOcr,
+                        rect: c.map_or(Rect::default(), |c| c.rect),
+                        screen_box: Rect::default(),
+                        confidence: 0.0,
+                        text: c.map_or(String::new(), |c| c.text.clone()),
+                        frame_id: frame.info.id,
+                    }),
+                    steady,
+                ))
+            }
+            Err(r) => Err(r.error),
+        }
+    }
+
+    /// Where a check looks for `t`: the target's own window; with none named, the main
+    /// window, then each dialog of it in front that the flow allows (DB4S's "Export
+    /// completed." is said in a message box over the main window: a verify naming no window
+    /// looked only behind it, STEP_NOT_VERIFIED after the file was written). The first
+    /// answer other than "not found" with the frame it came from (`None`: not found in any);
+    /// the least time those frames had shown the same pixels; and the target as the run
+    /// means it.
+    #[allow(clippy::type_complexity)]
+    fn answer_in_windows(
+        &mut self,
+        lf: &LoadedFlow,
+        t: &TargetSpec,
+        vars: &Row,
+    ) -> Result<(Option<(Frame, Result<Located, Refusal>)>, u64, Target), MendError> {
+        let main = match self.capture.capture(&self.query_for(lf, t)?) {
+            Ok(f) => Some(f),
+            Err(e) if e.code == ErrorCode::WindowNotFound => None,
+            Err(e) => return Err(e),
+        };
+        let owner = main
+            .as_ref()
+            .and_then(|f| f.info.window.as_ref())
+            .map(|w| w.id);
+        let dialogs = match (&t.window, owner) {
+            (None, Some(owner)) => self.allowed_dialogs_of(lf, owner)?,
+            _ => Vec::new(),
+        };
+        let target = target_of(t, vars)?;
+        let recorded = Recorded {
+            template: t.crop.as_ref().and_then(|c| lf.templates.get(c).cloned()),
+        };
+        let mut found = None;
+        let mut steady = None::<u64>;
+        let mut next = main;
+        let mut dialogs = dialogs.into_iter();
+        loop {
+            let frame = match next.take() {
+                Some(f) => f,
+                None => match dialogs.next() {
+                    None => break,
+                    Some(id) => match self.capture.capture_window(id) {
+                        Ok(f) => f,
+                        Err(e) if e.code == ErrorCode::WindowNotFound => continue,
+                        Err(e) => return Err(e),
+                    },
+                },
+            };
+            let r = self.finder.find(&frame, &target, &recorded);
+            let ms = self.finder.steady_ms(&frame);
+            steady = Some(steady.map_or(ms, |s| s.min(ms)));
+            match r {
+                Err(r) if r.error.code == ErrorCode::LocatorNotFound => continue,
+                other => {
+                    found = Some((frame, other));
+                    break;
+                }
+            }
+        }
+        Ok((found, steady.unwrap_or(0), target))
     }
 
     /// The open dialogs of the main window (`owner`) whose titles the flow allows: the main
