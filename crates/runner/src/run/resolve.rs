@@ -240,7 +240,27 @@ impl Runner<'_> {
             .filter(|b| b.rect.contains(p))
             .min_by_key(|b| b.rect.area())
             .map_or(Rect::new(x - 20, y - 10, 40, 20), |b| b.rect);
-        let at = frame.info.to_screen(&Rect::new(x, y, 1, 1));
+        self.act_where_picked(lf, t, vars, attempt, &frame, rect, p)?;
+        self.record_pick(t, attempt, rect, p)?;
+        self.propose_picked(lf, t, spec, &frame, rect)
+    }
+
+    /// Send the step's input at `p` (frame pixels of `frame`, the control's box `rect`) after
+    /// the guard passed: the budget spent and the intent journaled first; a type step's text
+    /// typed into the field (emptied first for `clear`), then the screen let settle.
+    #[allow(clippy::too_many_arguments)]
+    fn act_where_picked(
+        &mut self,
+        lf: &LoadedFlow,
+        t: &Takeover,
+        vars: &Row,
+        attempt: u32,
+        frame: &Frame,
+        rect: Rect,
+        p: Point,
+    ) -> Result<(), MendError> {
+        let step = &lf.flow.steps[t.step];
+        let at = frame.info.to_screen(&Rect::new(p.x, p.y, 1, 1));
         let at = mend_model::Point { x: at.x, y: at.y };
         self.spend(1)?;
         self.intent(
@@ -265,17 +285,29 @@ impl Runner<'_> {
             },
             _ => Input_::click(at),
         };
-        self.arm(lf, Some(&frame));
+        self.arm(lf, Some(frame));
         self.send(&first)?;
         if step.action == Action::Type {
-            self.await_change(&frame, rect, FOCUS_WAIT_MS);
+            self.await_change(frame, rect, FOCUS_WAIT_MS);
             let text = substitute(step.text.as_deref().unwrap_or_default(), vars, self.secrets)?;
             if step.clear {
-                self.empty_field(lf, &frame, rect, text.chars().count())?;
+                self.empty_field(lf, frame, rect, text.chars().count())?;
             }
-            self.type_guarded(lf, &frame, &text)?;
+            self.type_guarded(lf, frame, &text)?;
         }
         let _ = self.settle(lf, self.timeout(step));
+        Ok(())
+    }
+
+    /// The picked step's result journaled ("picked", at `rect`) and its audit line.
+    fn record_pick(
+        &mut self,
+        t: &Takeover,
+        attempt: u32,
+        rect: Rect,
+        p: Point,
+    ) -> Result<(), MendError> {
+        let (x, y) = (p.x, p.y);
         let d = StepDetail {
             step_id: t.step_id.clone(),
             action: t.action.clone(),
@@ -298,14 +330,26 @@ impl Runner<'_> {
             0,
             None,
         );
+        Ok(())
+    }
 
-        // The proposal: what the person pointed at, as the step's target.
+    /// The proposal: what the person pointed at (`rect` in `frame`), as the step's target
+    /// `spec` — its caption read there (a field keeps its own) and its pixels saved beside the
+    /// run — stored as a flow change for a person to accept.
+    fn propose_picked(
+        &mut self,
+        lf: &LoadedFlow,
+        t: &Takeover,
+        spec: &TargetSpec,
+        frame: &Frame,
+        rect: Rect,
+    ) -> Result<(), MendError> {
         let is_field = spec.role.as_deref().and_then(Role::parse) == Some(Role::Field);
         let text = if is_field {
             spec.text.clone()
         } else {
             self.finder
-                .read_text(&frame, rect)
+                .read_text(frame, rect)
                 .filter(|s| !s.trim().is_empty())
                 .or_else(|| spec.text.clone())
         };
