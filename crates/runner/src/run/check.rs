@@ -59,6 +59,51 @@ impl Runner<'_> {
         mut d: StepDetail,
         want: bool,
     ) -> Result<(Option<Located>, StepDetail), Fail> {
+        let caption = located.text.clone();
+        let (ind, before) = self.read_check_before(frame, &located)?;
+        if before == want {
+            d.message = Some(format!(
+                "the check box of '{caption}' was already {}: not clicked",
+                state_word(want)
+            ));
+            self.intent(at, what)?;
+            // No input: nothing should paint, and the grace says so without a quiet period.
+            self.arm(lf, Some(frame));
+            self.after_act(lf, step, vars, &mut d, at, what, Some(&located), h)?;
+            return Ok((Some(located), d));
+        }
+        let on_box =
+            self.click_check_box(lf, step, vars, at, what, frame, &located, ind, h, &mut d)?;
+        let after = self.read_check_after(frame, ind, &caption);
+        if after != Some(want) {
+            return Err(Fail {
+                err: err(
+                    ErrorCode::CheckNotSet,
+                    format!(
+                        "clicked the check box of '{caption}' at {ind:?} to make it {}, and it now reads {}: the click did not set it. Look at the form, set the box by hand and answer done",
+                        state_word(want),
+                        after.map_or("as neither", state_word)
+                    ),
+                ),
+                acted: true,
+                frame: None,
+                candidates: vec![],
+            });
+        }
+        d.message = Some(format!(
+            "the check box of '{caption}' is {} now",
+            state_word(want)
+        ));
+        Ok((Some(on_box), d))
+    }
+
+    /// The indicator beside the caption `located` in `frame` and its state by both witnesses,
+    /// before any input. No box, or a state the witnesses cannot agree on, is refused.
+    fn read_check_before(
+        &mut self,
+        frame: &Frame,
+        located: &Located,
+    ) -> Result<(Rect, bool), Fail> {
         let refuse = |code, msg: String| Fail {
             err: err(code, msg),
             acted: false,
@@ -98,17 +143,26 @@ impl Runner<'_> {
                 ))
             }
         };
-        if before == want {
-            d.message = Some(format!(
-                "the check box of '{caption}' was already {}: not clicked",
-                state_word(want)
-            ));
-            self.intent(at, what)?;
-            // No input: nothing should paint, and the grace says so without a quiet period.
-            self.arm(lf, Some(frame));
-            self.after_act(lf, step, vars, &mut d, at, what, Some(&located), h)?;
-            return Ok((Some(located), d));
-        }
+        Ok((ind, before))
+    }
+
+    /// Click the indicator `ind` (frame pixels, beside the caption `located`): the budget
+    /// spent and the intent journaled first, then settled and checked ([`Runner::after_act`]).
+    /// The control acted on: the indicator, in frame and screen pixels.
+    #[allow(clippy::too_many_arguments)]
+    fn click_check_box(
+        &mut self,
+        lf: &LoadedFlow,
+        step: &Step,
+        vars: &Row,
+        at: Option<At>,
+        what: &str,
+        frame: &Frame,
+        located: &Located,
+        ind: Rect,
+        h: &Fingerprint,
+        d: &mut StepDetail,
+    ) -> Result<Located, Fail> {
         // The indicator in screen pixels: the caption's frame-to-screen offset applied to it.
         let (dx, dy) = (
             located.screen_box.x - located.rect.x,
@@ -136,22 +190,29 @@ impl Runner<'_> {
         // A window that never stops painting (a GUI a game engine draws, which draws its own
         // pointer too) times the settling out: the state read below is this step's verify, so
         // it goes on, with the pointer moved off the window first (it may cover the box).
-        match self.after_act(lf, step, vars, &mut d, at, what, Some(&on_box), h) {
+        match self.after_act(lf, step, vars, d, at, what, Some(&on_box), h) {
             Err(f) if f.acted && f.err.code == ErrorCode::ActionTimeout => {
                 self.park_pointer(frame);
                 self.clock.sleep_ms(self.opts.poll_ms * 2);
             }
             r => r?,
         }
+        Ok(on_box)
+    }
+
+    /// The state of the check box at `ind` (in `frame`) read again on a fresh frame of its
+    /// window, both witnesses agreeing; the tree's word alone counts only if the click
+    /// repainted the indicator. `None`: no answer.
+    fn read_check_after(&mut self, frame: &Frame, ind: Rect, caption: &str) -> Option<bool> {
         let now = frame
             .info
             .window
             .as_ref()
             .and_then(|w| self.capture.capture_window(w.id).ok());
-        let after = now.and_then(|now| {
+        now.and_then(|now| {
             let r = super::field::moved(frame, &now, ind);
             let pixels = mend_vision::check_state(&now.image, r);
-            let tree = self.finder.tree_checked(&now, &caption, r);
+            let tree = self.finder.tree_checked(&now, caption, r);
             // The tree's word alone counts only if the click repainted the indicator.
             let repainted = pixels.is_none() && {
                 let (was, is) = (
@@ -164,26 +225,6 @@ impl Runner<'_> {
                 Witnessed::State(s) => Some(s),
                 Witnessed::Disagree(..) | Witnessed::Unknown => None,
             }
-        });
-        if after != Some(want) {
-            return Err(Fail {
-                err: err(
-                    ErrorCode::CheckNotSet,
-                    format!(
-                        "clicked the check box of '{caption}' at {ind:?} to make it {}, and it now reads {}: the click did not set it. Look at the form, set the box by hand and answer done",
-                        state_word(want),
-                        after.map_or("as neither", state_word)
-                    ),
-                ),
-                acted: true,
-                frame: None,
-                candidates: vec![],
-            });
-        }
-        d.message = Some(format!(
-            "the check box of '{caption}' is {} now",
-            state_word(want)
-        ));
-        Ok((Some(on_box), d))
+        })
     }
 }
