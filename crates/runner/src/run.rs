@@ -474,7 +474,7 @@ impl<'a> Runner<'a> {
         self.drive(lf, rec)
     }
 
-    fn drive(&mut self, lf: &LoadedFlow, mut rec: RunRecord) -> Result<Summary, MendError> {
+    fn drive(&mut self, lf: &LoadedFlow, rec: RunRecord) -> Result<Summary, MendError> {
         self.finder.set_flow_names(lf.flow.target_names());
         self.run_dir = self.opts.runs_dir.join(&rec.id);
         self.run_id = rec.id.clone();
@@ -485,46 +485,7 @@ impl<'a> Runner<'a> {
             )
         })?;
         self.rows = rec.rows.len();
-        // What the journal says: done steps, and steps whose intent has no result.
-        let mut done = HashSet::new();
-        let mut pending: HashMap<(usize, usize), Pending> = HashMap::new();
-        for e in self.store.journal(&rec.id)? {
-            match e {
-                JournalEntry::Intent {
-                    row, step, attempt, ..
-                } => {
-                    pending.insert(
-                        (row, step),
-                        Pending {
-                            attempt,
-                            sent: false,
-                        },
-                    );
-                }
-                JournalEntry::Acted { row, step, attempt } => {
-                    if let Some(p) = pending.get_mut(&(row, step)) {
-                        p.sent |= p.attempt == attempt;
-                    }
-                }
-                JournalEntry::Result {
-                    row,
-                    step,
-                    attempt,
-                    code,
-                    ..
-                } => {
-                    if code.is_none() {
-                        pending.remove(&(row, step));
-                        done.insert((row, step));
-                    } else if pending.get(&(row, step)).map(|p| p.attempt) != Some(attempt) {
-                        // Failed before its intent: no input went out.
-                        pending.remove(&(row, step));
-                    }
-                    // Failed after its intent: input may have gone out. It stays pending, so
-                    // a resume verifies it (or asks a person) instead of sending it again.
-                }
-            }
-        }
+        let (done, pending) = self.journaled(&rec.id)?;
         self.bring_to_front(lf);
         let scope = lf.flow.window.title.clone();
         let mut breaker: Breaker = self
@@ -561,6 +522,66 @@ impl<'a> Runner<'a> {
                 }
             }
         }
+        self.finish_run(lf, rec, outcome)
+    }
+
+    /// What the journal of run `id` says: the steps done (row, step), and the steps whose
+    /// intent has no result (a crash cut them short).
+    #[allow(clippy::type_complexity)]
+    fn journaled(
+        &self,
+        id: &str,
+    ) -> Result<(HashSet<(usize, usize)>, HashMap<(usize, usize), Pending>), MendError> {
+        let mut done = HashSet::new();
+        let mut pending: HashMap<(usize, usize), Pending> = HashMap::new();
+        for e in self.store.journal(id)? {
+            match e {
+                JournalEntry::Intent {
+                    row, step, attempt, ..
+                } => {
+                    pending.insert(
+                        (row, step),
+                        Pending {
+                            attempt,
+                            sent: false,
+                        },
+                    );
+                }
+                JournalEntry::Acted { row, step, attempt } => {
+                    if let Some(p) = pending.get_mut(&(row, step)) {
+                        p.sent |= p.attempt == attempt;
+                    }
+                }
+                JournalEntry::Result {
+                    row,
+                    step,
+                    attempt,
+                    code,
+                    ..
+                } => {
+                    if code.is_none() {
+                        pending.remove(&(row, step));
+                        done.insert((row, step));
+                    } else if pending.get(&(row, step)).map(|p| p.attempt) != Some(attempt) {
+                        // Failed before its intent: no input went out.
+                        pending.remove(&(row, step));
+                    }
+                    // Failed after its intent: input may have gone out. It stays pending, so
+                    // a resume verifies it (or asks a person) instead of sending it again.
+                }
+            }
+        }
+        Ok((done, pending))
+    }
+
+    /// The run's end: its record stored as passed, failed or paused (a takeover requested for
+    /// a person), its summary and the report written beside the run.
+    fn finish_run(
+        &mut self,
+        lf: &LoadedFlow,
+        mut rec: RunRecord,
+        outcome: Result<(), (MendError, usize, usize)>,
+    ) -> Result<Summary, MendError> {
         rec.finished_ms = Some(self.clock.unix_ms());
         let mut takeover_id = None;
         match outcome {
