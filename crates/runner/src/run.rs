@@ -33,6 +33,7 @@ mod step;
 mod typing;
 mod window;
 use locating::*;
+use screen::WindowWatch;
 use step::Pending;
 use window::*;
 
@@ -244,8 +245,8 @@ pub struct Runner<'a> {
     /// With `opts.record`: step index → the control's box (frame pixels) and its crop
     /// ([`Finder::crop_for`]: a field's holds its caption; none when it cannot).
     pub recorded: BTreeMap<usize, (Rect, Option<image::RgbaImage>)>,
-    actions: u32,
-    seen: HashMap<(usize, String, Rect, Fingerprint), u32>,
+    /// The inputs spent of [`Options::budget`], and the loop detection.
+    budget: ActionBudget,
     fp: Fingerprinter,
     run_dir: PathBuf,
     run_id: String,
@@ -258,11 +259,8 @@ pub struct Runner<'a> {
     app_wait_ms: u64,
     /// The last click sent: clock ms and screen point ([`Runner::space_click`]).
     last_click: Option<(u64, Point)>,
-    /// The windows on the screen at the last input; a window not among them opened since: on
-    /// damage events it is let go quiet before it is acted on
-    /// ([`Runner::let_new_window_settle`]), and no key of a type step goes out while it is
-    /// there unhandled. `None` before the first input.
-    known_windows: Option<HashSet<u32>>,
+    /// The windows on the screen at the last input ([`WindowWatch`]).
+    window_watch: WindowWatch,
     /// Where each target (by [`seen_key`]) was last found: the frame and the answer. A
     /// `not_exists` that reads nothing there still holds only where those pixels changed
     /// (`run/screen.rs`, `still_shown`): unread is not gone.
@@ -355,14 +353,13 @@ impl<'a> Runner<'a> {
             armed: None,
             last_settle: None,
             recorded: BTreeMap::new(),
-            actions: 0,
-            seen: HashMap::new(),
+            budget: ActionBudget::default(),
             fp: Fingerprinter::new(),
             run_id: String::new(),
             last_failure: None,
             app_wait_ms: 0,
             last_click: None,
-            known_windows: None,
+            window_watch: WindowWatch::default(),
             last_seen: HashMap::new(),
             menu_before: None,
             passed_over: HashMap::new(),
@@ -495,7 +492,7 @@ impl<'a> Runner<'a> {
         let mut outcome: Result<(), (MendError, usize, usize)> = Ok(());
         'rows: for r in 0..rec.rows.len() {
             let vars = row_vars(&lf.flow, &rec.vars, &rec.rows[r]);
-            self.seen.clear();
+            self.budget.new_row();
             for i in 0..lf.flow.steps.len() {
                 if done.contains(&(r, i)) {
                     continue;

@@ -8,6 +8,41 @@ use mend_locate::text::label_match;
 /// caret's blink or a focus ring redrawn is well under it, another caption far over.
 const SAME_PIXELS: f64 = 4.0;
 
+/// The windows on the screen at the last input; a window not among them opened since: on
+/// damage events it is let go quiet before it is acted on
+/// ([`Runner::let_new_window_settle`]), and no key of a type step goes out while it is there
+/// unhandled. Nothing known before the first input.
+#[derive(Default)]
+pub(super) struct WindowWatch {
+    known: Option<HashSet<u32>>,
+}
+
+impl WindowWatch {
+    /// The windows on the screen at an input (`None`: they could not be listed).
+    fn at_input(&mut self, ids: Option<HashSet<u32>>) {
+        self.known = ids;
+    }
+
+    /// Whether the window `id` opened since the last input and is seen now for the first
+    /// time (it is known from now on). `false` before the first input.
+    fn first_sight(&mut self, id: u32) -> bool {
+        self.known.as_mut().is_some_and(|k| k.insert(id))
+    }
+
+    /// Whether there was an input to tell new windows from.
+    pub(super) fn watching(&self) -> bool {
+        self.known.is_some()
+    }
+
+    /// The title of a window of `now` that was not on the screen at the last input.
+    pub(super) fn opened_since(&self, now: Vec<mend_model::WindowInfo>) -> Option<String> {
+        let known = self.known.as_ref()?;
+        now.into_iter()
+            .find(|w| !known.contains(&w.id))
+            .map(|w| w.title)
+    }
+}
+
 impl Runner<'_> {
     /// Wait until the application shows it handled the input just sent at `rect` (frame
     /// pixels of `before`), or `max_ms` pass. With a damage stream watching the input: until
@@ -91,11 +126,12 @@ impl Runner<'_> {
         self.armed = None;
         // The windows at this input: one that opens after it is new (a dialog to let go
         // quiet, a notice no key may race).
-        self.known_windows = self
+        let ids = self
             .capture
             .windows()
             .ok()
             .map(|ws| ws.iter().map(|w| w.id).collect());
+        self.window_watch.at_input(ids);
         if self.damage.is_none() {
             return;
         }
@@ -126,11 +162,10 @@ impl Runner<'_> {
     /// Settling on fingerprints, or before the run's first input, nothing waits (fingerprints
     /// wait as long after every input).
     pub(super) fn let_new_window_settle(&mut self, frame: &Frame, timeout: u64) -> bool {
-        let (Some(known), Some(w)) = (self.known_windows.as_mut(), frame.info.window.as_ref())
-        else {
+        let Some(w) = frame.info.window.as_ref() else {
             return false;
         };
-        if !known.insert(w.id) {
+        if !self.window_watch.first_sight(w.id) {
             return false;
         }
         let Some(d) = self.damage.as_deref_mut() else {

@@ -34,11 +34,11 @@ impl Runner<'_> {
 
     /// The title of a window on the screen now that was not at the last input.
     pub(super) fn window_opened_since_input(&self) -> Option<String> {
-        let known = self.known_windows.as_ref()?;
+        if !self.window_watch.watching() {
+            return None;
+        }
         let now = self.capture.windows().ok()?;
-        now.into_iter()
-            .find(|w| !known.contains(&w.id))
-            .map(|w| w.title)
+        self.window_watch.opened_since(now)
     }
 
     /// [`Runner::type_guarded`], a stop with how many characters went out before it.

@@ -67,18 +67,9 @@ impl Runner<'_> {
             .check(self.capture.foreground()?.as_ref(), window)
     }
 
+    /// Spend `n` inputs of the run's budget ([`ActionBudget`]).
     pub(super) fn spend(&mut self, n: u32) -> Result<(), MendError> {
-        if self.actions + n > self.opts.budget {
-            return Err(err(
-                ErrorCode::BudgetExceeded,
-                format!(
-                    "the run's action budget ({}) is spent; raise --budget if the flow really needs more",
-                    self.opts.budget
-                ),
-            ));
-        }
-        self.actions += n;
-        Ok(())
+        self.budget.spend(n, self.opts.budget)
     }
 
     /// The same action on the same control on the same screen, again and again, is a loop.
@@ -90,6 +81,47 @@ impl Runner<'_> {
         frame: &Frame,
     ) -> Result<Fingerprint, MendError> {
         let h = self.fp.hash(&frame.image);
+        self.budget.note(row, what, at, &h)?;
+        Ok(h)
+    }
+
+    pub(super) fn send(&mut self, a: &Input_) -> Result<(), MendError> {
+        let r = self.input.perform(a);
+        if let Input_::Click { at, .. } = a {
+            self.last_click = Some((self.clock.now_ms(), *at));
+        }
+        r
+    }
+}
+
+/// The run's input budget and its loop detection: how many inputs went out, and how many times
+/// each action hit each control on each screen (by fingerprint) in the current row.
+#[derive(Default)]
+pub(super) struct ActionBudget {
+    actions: u32,
+    seen: HashMap<(usize, String, Rect, Fingerprint), u32>,
+}
+
+impl ActionBudget {
+    /// Spend `n` inputs of the run's `budget`; `BUDGET_EXCEEDED`, nothing spent, when fewer
+    /// are left.
+    fn spend(&mut self, n: u32, budget: u32) -> Result<(), MendError> {
+        if self.actions + n > budget {
+            return Err(err(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the run's action budget ({}) is spent; raise --budget if the flow really needs more",
+                    budget
+                ),
+            ));
+        }
+        self.actions += n;
+        Ok(())
+    }
+
+    /// Count `what` at `at` on the screen `h` in `row`: `LOOP_DETECTED` once it is more than
+    /// [`MAX_SAME`] times.
+    fn note(&mut self, row: usize, what: &str, at: Rect, h: &Fingerprint) -> Result<(), MendError> {
         let n = self
             .seen
             .entry((row, what.to_string(), at, h.clone()))
@@ -104,15 +136,12 @@ impl Runner<'_> {
                 ),
             ));
         }
-        Ok(h)
+        Ok(())
     }
 
-    pub(super) fn send(&mut self, a: &Input_) -> Result<(), MendError> {
-        let r = self.input.perform(a);
-        if let Input_::Click { at, .. } = a {
-            self.last_click = Some((self.clock.now_ms(), *at));
-        }
-        r
+    /// A new row: its loops are counted afresh (the budget is the run's).
+    pub(super) fn new_row(&mut self) {
+        self.seen.clear();
     }
 }
 
