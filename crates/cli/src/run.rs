@@ -287,10 +287,10 @@ pub fn run_report(a: ReportArgs) -> Result<ExitCode, MendError> {
 /// Write `recorded` boxes and `crop` files into the flow file, keeping its comments.
 fn write_recording(
     lf: &LoadedFlow,
-    recorded: &BTreeMap<usize, (mend_model::Rect, Option<image::RgbaImage>)>,
+    recorded: &BTreeMap<usize, mend_runner::RecordedTarget>,
 ) -> Result<usize, MendError> {
     let mut edits = Vec::new();
-    for (&i, (rect, pixels)) in recorded {
+    for (&i, r) in recorded {
         let step = &lf.flow.steps[i];
         if step.target.is_none() {
             continue;
@@ -300,10 +300,11 @@ fn write_recording(
             i,
             TargetEdit {
                 text: None,
-                recorded: Some(*rect),
+                recorded: Some(r.rect),
                 // A field's crop holds its caption beside it, or there is none.
-                crop: pixels.clone().map(|img| (name, img)),
-                tree: None,
+                crop: r.pixels.clone().map(|img| (name, img)),
+                // The place the tree gives it now; one taught before and not found now stays.
+                tree: r.tree.clone().map(Some),
             },
         ));
     }

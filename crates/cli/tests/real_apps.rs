@@ -628,6 +628,60 @@ fn qpdfview_save_copy_by_the_tree() {
     assert!(o.steps[..3].iter().all(|s| s.status == "passed"), "{o:?}");
 }
 
+/// `mend record` on a window with a tree (issue 33): beside each control's box and crop, its
+/// place in the tree (`tree = { path, of }`), where the tree names its caption there — the
+/// menu bar's File, the open menu's item, the dialog's field (by its label) and button.
+#[test]
+fn a_recorded_gtk_flow_keeps_each_control_s_place_in_the_tree() {
+    let _desktop = Desktop::start().expect("desktop");
+    let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
+    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
+    unsafe {
+        std::env::set_var(real::TREE_BUS, session.bus_address());
+        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
+    }
+    let spec = real::load_app("mousepad").expect("corpus app");
+    let look = spec.look("default").unwrap();
+    let task = spec.task("save_as").unwrap();
+    let case = tempfile::tempdir().unwrap();
+    let flow = case.path().join("save_as.toml");
+    std::fs::copy(spec.flow("save_as"), &flow).unwrap();
+    let app = real::RealApp::start(&spec, look, &task, case.path()).expect("mousepad");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_mend"));
+    cmd.arg("record")
+        .arg(&flow)
+        .arg("--db")
+        .arg(case.path().join("db"));
+    for (k, v) in &task.vars {
+        cmd.arg("--var")
+            .arg(format!("{k}={}", real::expand(v, &app.work)));
+    }
+    let out = cmd.output().unwrap();
+    drop(app);
+    let src = std::fs::read_to_string(&flow).unwrap();
+    let said = format!(
+        "{src}\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let parsed = mend_model::parse_flow("save_as.toml", &src, &[]).unwrap();
+    for s in &parsed.steps {
+        let t = s.target.as_ref().unwrap();
+        assert!(t.recorded.is_some(), "{:?}: {said}", s.id);
+        let place = t
+            .tree
+            .as_ref()
+            .unwrap_or_else(|| panic!("{:?}: {said}", s.id));
+        assert!(place.of >= 1 && place.path.contains('['), "{place:?}");
+    }
+    assert!(
+        src.starts_with("# Save the open document"),
+        "comments kept: {src}"
+    );
+    eprintln!("{src}");
+}
+
 /// `mend inspect` on a window with a tree (issue 33): the tree's showing nodes in tree.json
 /// (frame pixels), drawn over the frame; mousepad's File menu among them, inside the frame.
 #[test]

@@ -21,7 +21,7 @@ pub use clock::{Clock, FakeClock, SystemClock};
 pub use edit::{edit_targets, target_line, TargetEdit};
 pub use load::{read_rows, row_vars, substitute, target_of, LoadedFlow, Row};
 pub use report::{markdown, summary_from, StepSummary, Summary};
-pub use run::{describe_check, Finder, Options, Progress, Runner, BREAKERS};
+pub use run::{describe_check, Finder, Options, Progress, RecordedTarget, Runner, BREAKERS};
 pub use settle::{SettleRule, Settled};
 
 #[cfg(test)]

@@ -131,6 +131,17 @@ impl Finder for Locator {
     }
 }
 
+/// What `mend record` keeps of a step's control, found in the run's first row.
+#[derive(Debug, Clone)]
+pub struct RecordedTarget {
+    /// Its box, frame pixels.
+    pub rect: Rect,
+    /// Its crop ([`Finder::crop_for`]: a field's holds its caption; none when it cannot).
+    pub pixels: Option<image::RgbaImage>,
+    /// Its place in the window's accessibility tree ([`Finder::tree_place`]).
+    pub tree: Option<mend_model::TreeId>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Input actions one process may send in a run (every click, key chord, typed text).
@@ -242,9 +253,8 @@ pub struct Runner<'a> {
     armed: Option<u64>,
     /// How the last step settled on damage (`None`: on fingerprints).
     pub last_settle: Option<crate::settle::Settled>,
-    /// With `opts.record`: step index → the control's box (frame pixels) and its crop
-    /// ([`Finder::crop_for`]: a field's holds its caption; none when it cannot).
-    pub recorded: BTreeMap<usize, (Rect, Option<image::RgbaImage>)>,
+    /// With `opts.record`: step index → where its control was found.
+    pub recorded: BTreeMap<usize, RecordedTarget>,
     /// The inputs spent of [`Options::budget`], and the loop detection.
     budget: ActionBudget,
     fp: Fingerprinter,

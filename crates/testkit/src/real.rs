@@ -329,7 +329,7 @@ fn locale_dir(locale: &str) -> Result<PathBuf> {
     Ok(dir)
 }
 
-fn expand(s: &str, work: &Path) -> String {
+pub fn expand(s: &str, work: &Path) -> String {
     let w = work.display().to_string();
     s.replace("${work_win}", &format!("Z:{}", w.replace('/', "\\")))
         .replace("${work}", &w)

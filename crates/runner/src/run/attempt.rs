@@ -207,11 +207,24 @@ impl Runner<'_> {
         let (frame, located, h) = located_at?;
         d.locate_ms = self.clock.now_ms() - t0;
         if let Some(a) = at.filter(|a| self.opts.record && a.row == 0) {
-            let pixels = target_of(spec, vars)
-                .ok()
-                .and_then(|t| self.finder.crop_for(&frame, &t, located.rect))
+            let target = target_of(spec, vars).ok();
+            let pixels = target
+                .as_ref()
+                .and_then(|t| self.finder.crop_for(&frame, t, located.rect))
                 .and_then(|r| mend_vision::crop(&frame.image, r));
-            self.recorded.insert(a.step, (located.rect, pixels));
+            // Its place in the window's tree, where the tree names its caption there.
+            let tree = target
+                .as_ref()
+                .and_then(|t| t.text.as_deref())
+                .and_then(|text| self.finder.tree_place(&frame, located.rect, text));
+            self.recorded.insert(
+                a.step,
+                crate::RecordedTarget {
+                    rect: located.rect,
+                    pixels,
+                    tree,
+                },
+            );
         }
         d.confidence = Some(located.confidence);
         d.rect = Some(located.rect);
