@@ -283,9 +283,17 @@ fn tree_scale(tree: Rect, screen: Rect) -> Option<f64> {
     ((sx - sy).abs() <= 0.04 * sx && sx >= 1.2).then_some((sx + sy) / 2.0)
 }
 
-/// A node the operator can see now.
+/// A node the operator can see now. GTK 2's accessibility (gail) never marks an open menu's
+/// items `showing`; their extents are real only while their menu is open (zero once it closed or
+/// before it opened), so a visible item with a box counts — its caption must be read at that
+/// box all the same, like any node's.
 fn on_screen(n: &Node) -> bool {
-    n.states.showing && n.states.visible && n.rect.w > 0 && n.rect.h > 0
+    let shown = n.states.showing || (n.states.visible && is_menu_item(&n.role));
+    shown && n.states.visible && n.rect.w > 0 && n.rect.h > 0
+}
+
+fn is_menu_item(r: &str) -> bool {
+    matches!(r, "menu item" | "check menu item" | "radio menu item")
 }
 
 /// How a box's reading stands to the caption the tree gave it.
@@ -855,6 +863,24 @@ mod tests {
         assert_eq!(mend_role("menu item"), Some(Role::Menu));
         assert_eq!(mend_role("check box"), None);
         assert_eq!(mend_role("label"), Some(Role::Label));
+    }
+
+    #[test]
+    fn an_open_menu_s_item_counts_as_shown_by_its_box_as_gtk_2_gives_it() {
+        let mut item = shown("menu item", "Save As ...", Rect::new(6, 121, 397, 21), "m");
+        item.states.showing = false;
+        assert!(
+            on_screen(&item),
+            "gail: an open menu's item, not marked showing"
+        );
+        item.rect = Rect::new(0, 0, 0, 0);
+        assert!(!on_screen(&item), "its menu closed: no box");
+        let mut button = shown("push button", "OK", Rect::new(6, 121, 60, 21), "b");
+        button.states.showing = false;
+        assert!(!on_screen(&button), "anything else must be showing");
+        item.rect = Rect::new(6, 121, 397, 21);
+        item.states.visible = false;
+        assert!(!on_screen(&item));
     }
 
     #[test]
