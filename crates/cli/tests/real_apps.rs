@@ -518,11 +518,7 @@ fn kwrite_zh_save_as_through_a_menu_with_icons_read_by_ppocr() {
 fn case_with_tree(app: &str, look: &str, task: &str) -> Outcome {
     let _desktop = Desktop::start().expect("desktop");
     let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
-    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
-    unsafe {
-        std::env::set_var(real::TREE_BUS, session.bus_address());
-        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
-    }
+    real::join_tree_bus(session.bus_address());
     run_one(app, look, task)
 }
 
@@ -651,11 +647,7 @@ fn qpdfview_save_copy_by_the_tree() {
 fn a_recorded_gtk_flow_keeps_each_control_s_place_in_the_tree() {
     let _desktop = Desktop::start().expect("desktop");
     let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
-    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
-    unsafe {
-        std::env::set_var(real::TREE_BUS, session.bus_address());
-        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
-    }
+    real::join_tree_bus(session.bus_address());
     let spec = real::load_app("mousepad").expect("corpus app");
     let look = spec.look("default").unwrap();
     let task = spec.task("save_as").unwrap();
@@ -704,11 +696,7 @@ fn a_recorded_gtk_flow_keeps_each_control_s_place_in_the_tree() {
 fn inspect_shows_the_tree_of_a_gtk_window() {
     let _desktop = Desktop::start().expect("desktop");
     let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
-    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
-    unsafe {
-        std::env::set_var(real::TREE_BUS, session.bus_address());
-        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
-    }
+    real::join_tree_bus(session.bus_address());
     let spec = real::load_app("mousepad").expect("corpus app");
     let look = spec.look("default").unwrap();
     let task = spec.task("save_as").unwrap();

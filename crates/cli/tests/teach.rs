@@ -376,26 +376,12 @@ struct SaveAs<'a> {
     tweaks: &'a [&'a str],
 }
 
-/// Teach a Save As on the app's default look (a person played by xdotool, clicking where
-/// `mend locate` sees each control), then replay the taught flow on a fresh app: on the same
-/// look it must save the file with the document's text; on the tweaked looks it saves it, or
-/// stops with a code having saved nothing (never another file, never other text), and at
-/// least one tweaked look must save it (issue 35 item 9: a taught flow passes its own dialog).
-fn teach_save_as_then_replay(s: SaveAs) {
-    use mend_testkit::real::{self, RealApp};
-    let _d = Desktop::start().expect("desktop");
-    let spec = real::load_app(s.app).unwrap();
-    let look = spec.look("default").unwrap();
-    let task = spec.task("save_as").unwrap();
-    let out_dir = tempfile::tempdir().unwrap();
-    let target = out_dir.path().join("copy.txt");
-    let dir = tempfile::tempdir().unwrap();
-    let flow = dir.path().join("save_as.toml");
-    let case = tempfile::tempdir().unwrap();
-    let app = RealApp::start(&spec, look, &task, case.path()).expect(s.app);
+/// A person saving under `target` through the app's dialog while `mend teach` writes `flow`
+/// (xdotool clicking where `mend locate` sees each control): what teach printed.
+fn show_save_as(s: &SaveAs, flow: &Path, target: &Path) -> String {
     let mut teach = Command::new(env!("CARGO_BIN_EXE_mend"))
         .args(["teach"])
-        .arg(&flow)
+        .arg(flow)
         .args(["--window", s.main, "--lang", "eng"])
         .stdout(Stdio::piped())
         .spawn()
@@ -423,6 +409,27 @@ fn teach_save_as_then_replay(s: SaveAs) {
         printed.push_str(&l.unwrap());
         printed.push('\n');
     }
+    printed
+}
+
+/// Teach a Save As on the app's default look (a person played by xdotool, clicking where
+/// `mend locate` sees each control), then replay the taught flow on a fresh app: on the same
+/// look it must save the file with the document's text; on the tweaked looks it saves it, or
+/// stops with a code having saved nothing (never another file, never other text), and at
+/// least one tweaked look must save it (issue 35 item 9: a taught flow passes its own dialog).
+fn teach_save_as_then_replay(s: SaveAs) {
+    use mend_testkit::real::{self, RealApp};
+    let _d = Desktop::start().expect("desktop");
+    let spec = real::load_app(s.app).unwrap();
+    let look = spec.look("default").unwrap();
+    let task = spec.task("save_as").unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = out_dir.path().join("copy.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("save_as.toml");
+    let case = tempfile::tempdir().unwrap();
+    let app = RealApp::start(&spec, look, &task, case.path()).expect(s.app);
+    let printed = show_save_as(&s, &flow, &target);
     eprintln!("{printed}");
     drop(app);
     assert!(target.is_file(), "the person saved the file");
@@ -553,11 +560,7 @@ fn a_gtk_flow_taught_with_its_tree_runs_on_the_chinese_ui_by_the_places_it_recor
     use mend_testkit::real::{self, RealApp};
     let _d = Desktop::start().expect("desktop");
     let session = mend_structure::start_a11y_session().expect("an AT-SPI session");
-    // SAFETY: nextest runs each test in a process of its own; set before anything starts.
-    unsafe {
-        std::env::set_var(real::TREE_BUS, session.bus_address());
-        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", session.bus_address());
-    }
+    real::join_tree_bus(session.bus_address());
     let spec = real::load_app("mousepad").unwrap();
     let task = spec.task("save_as").unwrap();
     let text = task.files.values().next().expect("the document").trim_end();
@@ -565,36 +568,21 @@ fn a_gtk_flow_taught_with_its_tree_runs_on_the_chinese_ui_by_the_places_it_recor
     let target = out_dir.path().join("copy.txt");
     let dir = tempfile::tempdir().unwrap();
     let flow = dir.path().join("save_as.toml");
-    let (main, dialog) = (".* - Mousepad", "^Save As$");
+    let shown = SaveAs {
+        app: "mousepad",
+        main: ".* - Mousepad",
+        dialog: "^Save As$",
+        file_menu: "File",
+        item: "Save As...",
+        name: "Name:",
+        save: "Save",
+        tweaks: &[],
+    };
 
     let case = tempfile::tempdir().unwrap();
     let app =
         RealApp::start(&spec, spec.look("default").unwrap(), &task, case.path()).expect("mousepad");
-    let mut teach = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["teach"])
-        .arg(&flow)
-        .args(["--window", main, "--lang", "eng"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("mend teach");
-    let mut out = BufReader::new(teach.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.starts_with("recording in"), "{line}");
-    click_at(find(main, "File", "menu"));
-    click_at(find(main, "Save As...", "menu"));
-    std::thread::sleep(Duration::from_millis(800));
-    click_at(find(dialog, "Name:", "field"));
-    xdotool(&["key", "ctrl+a"]);
-    xdotool(&["type", "--delay", "40", &target.display().to_string()]);
-    std::thread::sleep(Duration::from_millis(500));
-    click_at(find(dialog, "Save", "button"));
-    std::thread::sleep(Duration::from_millis(1500));
-    Command::new("kill")
-        .args(["-INT", &teach.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(teach.wait().unwrap().success());
+    show_save_as(&shown, &flow, &target);
     drop(app);
     assert!(target.is_file(), "the person saved the file");
     std::fs::remove_file(&target).unwrap();

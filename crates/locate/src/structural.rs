@@ -220,25 +220,7 @@ fn role_fits(want: Role, node_role: &str) -> bool {
         Role::Area => false,
         // Any control with a caption; never a container (a frame or panel is named by its
         // title, and its box holds every control in it).
-        Role::Any => !matches!(
-            r,
-            "frame"
-                | "dialog"
-                | "window"
-                | "file chooser"
-                | "panel"
-                | "filler"
-                | "scroll pane"
-                | "split pane"
-                | "layered pane"
-                | "root pane"
-                | "viewport"
-                | "page tab list"
-                | "tool bar"
-                | "menu bar"
-                | "application"
-                | "unknown"
-        ),
+        Role::Any => !mend_structure::is_container_role(r),
     }
 }
 

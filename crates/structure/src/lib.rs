@@ -84,15 +84,6 @@ impl Snapshot {
             .filter(|n| split_path(&n.path) == (parent, role))
             .count() as u32
     }
-    /// The node at `p` (screen pixels) that a click there means: the smallest showing box
-    /// holding it, containers aside (a window, a panel, a menu bar, a filler).
-    pub fn node_at(&self, p: mend_model::Point) -> Option<&Node> {
-        self.nodes
-            .iter()
-            .filter(|n| n.states.showing && n.rect.w > 0 && n.rect.h > 0 && n.rect.contains(p))
-            .filter(|n| !path::is_container_role(&n.role))
-            .min_by_key(|n| n.rect.area())
-    }
     /// First node with this role and name.
     pub fn find(&self, role: &str, name: &str) -> Option<&Node> {
         self.nodes.iter().find(|n| n.role == role && n.name == name)

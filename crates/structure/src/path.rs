@@ -153,7 +153,9 @@ pub fn is_checkable_role(role: &str) -> bool {
     )
 }
 
-/// Roles that hold controls rather than being one: a click inside them means a control in them.
+/// Roles that hold controls rather than being one: never a target (a frame or a panel is named
+/// by its title, and its box holds every control in it), and a click inside one means a control
+/// in it.
 pub fn is_container_role(role: &str) -> bool {
     matches!(
         role,

@@ -1001,14 +1001,25 @@ pub fn verdict(
     }
 }
 
-/// Start `app` in `look`, run `mend run` on `task`'s flow (killed after the task's timeout,
-/// default 240 s), judge the effect from outside, stop the app. The desktop must be up.
 /// The variable a test sets to the session bus of its accessibility session
 /// (`mend_structure::start_a11y_session`): real apps then join it with their bridges on, and
 /// `mend` (which inherits the test's environment, `DBUS_SESSION_BUS_ADDRESS` included) reads
 /// their trees.
 pub const TREE_BUS: &str = "MEND_TESTKIT_TREE_BUS";
 
+/// Put this test process (and so every app and `mend` it starts) on the accessibility session
+/// at `bus`: [`TREE_BUS`] and `DBUS_SESSION_BUS_ADDRESS`. Call it before anything starts: it
+/// sets the environment of a process that nextest runs for this test alone.
+pub fn join_tree_bus(bus: &str) {
+    // SAFETY: nextest runs each test in a process of its own; called before other threads.
+    unsafe {
+        std::env::set_var(TREE_BUS, bus);
+        std::env::set_var("DBUS_SESSION_BUS_ADDRESS", bus);
+    }
+}
+
+/// Start `app` in `look`, run `mend run` on `task`'s flow (killed after the task's timeout,
+/// default 240 s), judge the effect from outside, stop the app. The desktop must be up.
 pub fn run_case(mend: &Path, app: &AppSpec, look: &str, task: &str) -> Result<Outcome> {
     run_case_at(mend, app, look, task, None).map(|(o, _)| o)
 }
